@@ -1,0 +1,92 @@
+/**
+ * Builds every artifact of the contract from the TypeSpec source:
+ *   spec/generated/openapi.yaml       OpenAPI 3.1 (the reference document)
+ *   spec/generated/openapi.3.0.yaml   OpenAPI 3.0, for tools that only read 3.0
+ *   sdk/src/generated/schema.ts       TypeScript types (openapi-typescript), imported by the SDK and the server
+ *
+ * `--check` builds the same in memory and fails when a committed file differs: CI runs it, so a `.tsp` change
+ * without regeneration cannot land.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import openapiTS, { astToString } from "openapi-typescript";
+import { parse, stringify } from "yaml";
+import { postProcess } from "./post-process.ts";
+
+const specDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const repoDir = resolve(specDir, "..");
+const check = process.argv.includes("--check");
+
+const YAML_BANNER = "# Generated from spec/**/*.tsp by spec/scripts/generate.ts. Do not edit: change the TypeSpec and run `npm run generate`.\n";
+const TS_BANNER = "/**\n * Generated from spec/generated/openapi.yaml by spec/scripts/generate.ts (openapi-typescript).\n * Do not edit: change the TypeSpec and run `npm run generate`.\n */\n\n";
+
+/** The folder of an installed package (its `exports` hide `cmd/tsp.js` from `require.resolve`). */
+function packageRoot(name: string): string {
+  let dir = dirname(createRequire(import.meta.url).resolve(name));
+  while (!existsSync(join(dir, "package.json")) || JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name !== name) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the folder of ${name}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+function compileTypeSpec(): { v30: Record<string, unknown>; v31: Record<string, unknown> } {
+  const out = mkdtempSync(join(tmpdir(), "tsp-"));
+  try {
+    const tsp = join(packageRoot("@typespec/compiler"), "cmd", "tsp.js");
+    execFileSync(process.execPath, [tsp, "compile", specDir, "--output-dir", out, "--warn-as-error"], {
+      cwd: specDir,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    // TypeSpec with two OpenAPI versions writes to schema/<version>/openapi.yaml.
+    const read = (version: string) => parse(readFileSync(join(out, "schema", version, "openapi.yaml"), "utf8"));
+    return { v30: read("3.0.0"), v31: read("3.1.0") };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+function toYaml(doc: unknown): string {
+  // lineWidth 0: never fold long strings, so that output does not depend on the yaml library's wrapping.
+  return YAML_BANNER + stringify(doc, { lineWidth: 0 });
+}
+
+async function main(): Promise<void> {
+  const { v30, v31 } = compileTypeSpec();
+  const doc31 = postProcess(v31);
+  const doc30 = postProcess(v30);
+  // biome-ignore lint/suspicious/noExplicitAny: openapi-typescript takes its own OpenAPI3 type.
+  const schemaTs = TS_BANNER + astToString(await openapiTS(doc31 as any, { alphabetize: false }));
+
+  const artifacts: Record<string, string> = {
+    [join(specDir, "generated", "openapi.yaml")]: toYaml(doc31),
+    [join(specDir, "generated", "openapi.3.0.yaml")]: toYaml(doc30),
+    [join(repoDir, "sdk", "src", "generated", "schema.ts")]: schemaTs,
+  };
+
+  const stale: string[] = [];
+  for (const [file, content] of Object.entries(artifacts)) {
+    let current: string | undefined;
+    try {
+      current = readFileSync(file, "utf8");
+    } catch {
+      current = undefined;
+    }
+    if (current === content) continue;
+    if (check) stale.push(relative(repoDir, file));
+    else writeFileSync(file, content);
+  }
+
+  if (check && stale.length > 0) {
+    console.error(`Stale generated files (run \`npm run generate\` and commit):\n  ${stale.join("\n  ")}`);
+    process.exit(1);
+  }
+  console.log(check ? "generated artifacts are fresh" : "generated artifacts written");
+}
+
+await main();

@@ -1,0 +1,92 @@
+/**
+ * Pure finishing steps applied to the OpenAPI documents that TypeSpec emits, for what TypeSpec 1.11 cannot say:
+ *
+ * 1. The webhook operations (tagged `x-webhook` in `routes/webhook-events.tsp`) are moved out of `paths` into the
+ *    OpenAPI 3.1 `webhooks` section (`x-webhooks` in 3.0, which has no such section), keyed by event type.
+ * 2. In 3.1, each `/v1` operation's `x-required-scopes` becomes its security requirement
+ *    (`[{ ApiKeyBearer: [scope] }]`): 3.1 allows role names for any scheme (OAS 3.1 §4.8.30), 3.0 does not.
+ * 3. In 3.0, a nullable reference (`allOf: [$ref]` + `nullable: true`, TypeSpec's form of `Enum | null`) is
+ *    replaced by a nullable copy of the referenced schema, with `null` added to its `enum`: OAS 3.0.3 §4.7.24.1
+ *    gives `nullable` no effect without a sibling `type`, and a `$ref` to an enum refuses `null`, so tools
+ *    would otherwise reject the `null` that the API sends.
+ */
+
+type Json = Record<string, unknown>;
+
+export const WEBHOOK_EXTENSION = "x-webhook";
+export const SCOPES_EXTENSION = "x-required-scopes";
+export const BEARER_SCHEME = "ApiKeyBearer";
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Returns a new document; the input is left as it was. */
+export function postProcess(input: Json): Json {
+  const doc = structuredClone(input);
+  const version = String(doc.openapi ?? "");
+  const is31 = version.startsWith("3.1");
+  const paths = isObject(doc.paths) ? doc.paths : {};
+  const webhooks: Json = {};
+
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const event = operation[WEBHOOK_EXTENSION];
+      if (typeof event === "string") {
+        delete operation[WEBHOOK_EXTENSION];
+        webhooks[event] = { ...(isObject(webhooks[event]) ? webhooks[event] : {}), [method]: operation };
+        delete paths[path];
+        continue;
+      }
+      const scopes = operation[SCOPES_EXTENSION];
+      if (is31 && Array.isArray(scopes)) {
+        operation.security = [{ [BEARER_SCHEME]: scopes }];
+      }
+    }
+  }
+
+  if (!is31) typeNullableRefs(doc);
+
+  if (Object.keys(webhooks).length > 0) {
+    const sorted = Object.fromEntries(Object.entries(webhooks).sort(([a], [b]) => a.localeCompare(b)));
+    const key = is31 ? "webhooks" : "x-webhooks";
+    // Keep `webhooks` next to `paths` so the document reads in the usual order.
+    const ordered: Json = {};
+    for (const [k, v] of Object.entries(doc)) {
+      ordered[k] = v;
+      if (k === "paths") ordered[key] = sorted;
+    }
+    return ordered;
+  }
+  return doc;
+}
+
+function typeNullableRefs(doc: Json): void {
+  const components = isObject(doc.components) ? doc.components : {};
+  const schemas = isObject(components.schemas) ? components.schemas : {};
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (node.nullable === true && node.type === undefined && Array.isArray(node.allOf) && node.allOf.length === 1) {
+      const ref = isObject(node.allOf[0]) ? node.allOf[0].$ref : undefined;
+      const name = typeof ref === "string" ? ref.replace("#/components/schemas/", "") : undefined;
+      const target = name === undefined ? undefined : schemas[name];
+      if (isObject(target) && typeof target.type === "string") {
+        delete node.allOf;
+        const { description: _ignored, ...shape } = structuredClone(target);
+        Object.assign(node, shape, { nullable: true });
+        if (Array.isArray(node.enum)) node.enum = [...node.enum, null];
+      }
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(doc);
+}
