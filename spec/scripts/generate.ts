@@ -8,7 +8,7 @@
  * without regeneration cannot land.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -18,16 +18,24 @@ import { parse, stringify } from "yaml";
 import { postProcess } from "./post-process.ts";
 
 const specDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const repoDir = resolve(specDir, "..");
 const check = process.argv.includes("--check");
+// `--out DIR` writes (or checks) the artifacts under another root than the repository; the tests use it.
+const outIndex = process.argv.indexOf("--out");
+const repoDir =
+  outIndex > 0 && process.argv[outIndex + 1] ? resolve(process.argv[outIndex + 1] as string) : resolve(specDir, "..");
 
-const YAML_BANNER = "# Generated from spec/**/*.tsp by spec/scripts/generate.ts. Do not edit: change the TypeSpec and run `npm run generate`.\n";
-const TS_BANNER = "/**\n * Generated from spec/generated/openapi.yaml by spec/scripts/generate.ts (openapi-typescript).\n * Do not edit: change the TypeSpec and run `npm run generate`.\n */\n\n";
+const YAML_BANNER =
+  "# Generated from spec/**/*.tsp by spec/scripts/generate.ts. Do not edit: change the TypeSpec and run `npm run generate`.\n";
+const TS_BANNER =
+  "/**\n * Generated from spec/generated/openapi.yaml by spec/scripts/generate.ts (openapi-typescript).\n * Do not edit: change the TypeSpec and run `npm run generate`.\n */\n\n";
 
 /** The folder of an installed package (its `exports` hide `cmd/tsp.js` from `require.resolve`). */
 function packageRoot(name: string): string {
   let dir = dirname(createRequire(import.meta.url).resolve(name));
-  while (!existsSync(join(dir, "package.json")) || JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name !== name) {
+  while (
+    !existsSync(join(dir, "package.json")) ||
+    JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name !== name
+  ) {
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`cannot find the folder of ${name}`);
     dir = parent;
@@ -64,8 +72,8 @@ async function main(): Promise<void> {
   const schemaTs = TS_BANNER + astToString(await openapiTS(doc31 as any, { alphabetize: false }));
 
   const artifacts: Record<string, string> = {
-    [join(specDir, "generated", "openapi.yaml")]: toYaml(doc31),
-    [join(specDir, "generated", "openapi.3.0.yaml")]: toYaml(doc30),
+    [join(repoDir, "spec", "generated", "openapi.yaml")]: toYaml(doc31),
+    [join(repoDir, "spec", "generated", "openapi.3.0.yaml")]: toYaml(doc30),
     [join(repoDir, "sdk", "src", "generated", "schema.ts")]: schemaTs,
   };
 
@@ -79,7 +87,10 @@ async function main(): Promise<void> {
     }
     if (current === content) continue;
     if (check) stale.push(relative(repoDir, file));
-    else writeFileSync(file, content);
+    else {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
   }
 
   if (check && stale.length > 0) {

@@ -1,0 +1,118 @@
+/**
+ * The only module that reads the environment. `loadConfig()` turns it into a frozen, typed object with every
+ * default in one place, and refuses to start on a setting it cannot parse (listing every bad one at once).
+ */
+import { resolve } from "node:path";
+
+export type RegistrationMode = "open" | "invite";
+export type NodeEnv = "development" | "production" | "test";
+
+export interface Config {
+  readonly nodeEnv: NodeEnv;
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: string;
+  /** Express `trust proxy`: false (default), true, a hop count, or a list of addresses/subnets. */
+  readonly trustProxy: boolean | number | string;
+  /** Unset: embedded PostgreSQL under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  /** Unset: rate-limit counters in PostgreSQL. */
+  readonly redisUrl: string | undefined;
+  /** Unset: e-mails land in the `outbox` table and the log. */
+  readonly smtpUrl: string | undefined;
+  readonly registrationMode: RegistrationMode;
+  readonly webhookAllowPrivateNetworks: boolean;
+  readonly logLevel: string;
+  /** Largest accepted request body. */
+  readonly bodyLimitBytes: number;
+  /** Validate responses against the contract too (always outside production). */
+  readonly validateResponses: boolean;
+  /** How long a SIGTERM waits for in-flight requests before closing connections. */
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (["true", "1", "yes"].includes(raw)) return true;
+    if (["false", "0", "no"].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(", ")} (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error("protocol");
+      return raw;
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(" or ")} URL`);
+      return undefined;
+    }
+  };
+
+  const nodeEnv = oneOf<NodeEnv>("NODE_ENV", ["development", "production", "test"], "development");
+  const port = integer("PORT", 3000, 0, 65535);
+  const host = read("HOST") ?? "127.0.0.1";
+  const trustProxyRaw = read("TRUST_PROXY");
+  let trustProxy: boolean | number | string = false;
+  if (trustProxyRaw !== undefined) {
+    if (/^(true|false)$/i.test(trustProxyRaw)) trustProxy = trustProxyRaw.toLowerCase() === "true";
+    else if (/^\d+$/.test(trustProxyRaw)) trustProxy = Number(trustProxyRaw);
+    else trustProxy = trustProxyRaw;
+  }
+
+  const config: Config = {
+    nodeEnv,
+    port,
+    host,
+    publicBaseUrl: url("PUBLIC_BASE_URL", ["http:", "https:"]) ?? `http://${host}:${port}`,
+    trustProxy,
+    databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
+    dataDir: resolve(read("DATA_DIR") ?? ".data"),
+    redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
+    smtpUrl: url("SMTP_URL", ["smtp:", "smtps:"]),
+    registrationMode: oneOf<RegistrationMode>("REGISTRATION_MODE", ["open", "invite"], "open"),
+    webhookAllowPrivateNetworks: boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
+    logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, nodeEnv === "test" ? "silent" : "info"),
+    bodyLimitBytes: integer("BODY_LIMIT_BYTES", 1024 * 1024, 1024, 50 * 1024 * 1024),
+    validateResponses: nodeEnv !== "production",
+    shutdownTimeoutMs: integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 120_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

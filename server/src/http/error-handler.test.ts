@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { fieldPath, toAppError } from "./error-handler.ts";
+import { AppError } from "./errors.ts";
+
+describe("toAppError", () => {
+  const cases = [
+    {
+      name: "an AppError as it is",
+      given: new AppError("LEAD_NOT_FOUND"),
+      want: { code: "LEAD_NOT_FOUND", status: 404 },
+    },
+    {
+      name: "body-parser's parse failure",
+      given: { type: "entity.parse.failed", status: 400 },
+      want: { code: "MALFORMED_JSON" },
+    },
+    {
+      name: "body-parser's size limit",
+      given: { type: "entity.too.large", status: 413 },
+      want: { code: "PAYLOAD_TOO_LARGE" },
+    },
+    {
+      name: "an unsupported charset",
+      given: { type: "charset.unsupported", status: 415 },
+      want: { code: "UNSUPPORTED_MEDIA_TYPE" },
+    },
+    {
+      name: "a validator 400",
+      given: { status: 400, errors: [{ path: "/body/email", message: "bad" }] },
+      want: { code: "VALIDATION_FAILED" },
+    },
+    { name: "a validator 404", given: { status: 404 }, want: { code: "ROUTE_NOT_FOUND" } },
+    { name: "a validator 415", given: { status: 415 }, want: { code: "UNSUPPORTED_MEDIA_TYPE" } },
+    { name: "anything else", given: new TypeError("boom"), want: { code: "INTERNAL_ERROR", status: 500 } },
+    { name: "a thrown string", given: "boom", want: { code: "INTERNAL_ERROR" } },
+  ];
+  it.each(cases)("maps $name", ({ given, want }) => {
+    expect(toAppError(given)).toMatchObject(want);
+  });
+
+  it("keeps the cause, so logs show what happened", () => {
+    const cause = new TypeError("boom");
+    expect(toAppError(cause).cause).toBe(cause);
+  });
+
+  it("lists the validator's field errors with dotted paths", () => {
+    const error = toAppError({ status: 400, errors: [{ path: "/body/email", message: "must match format" }] });
+    expect(error.errors).toEqual([{ path: "body.email", message: "must match format" }]);
+  });
+
+  it("sets Allow on 405 from the validator's list", () => {
+    expect(toAppError({ status: 405, headers: { Allow: "get, post" } }).headers).toEqual({ Allow: "GET, POST" });
+  });
+});
+
+describe("fieldPath", () => {
+  it.each([
+    ["/body/email", "body.email"],
+    [".query.limit", "query.limit"],
+    ["/path/lead_id", "path.lead_id"],
+    ["", "request"],
+  ])("%s → %s", (given, want) => {
+    expect(fieldPath(given)).toBe(want);
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * The first middleware: gives the request its id (`Request-Id` on every response, RFC-less but what Stripe
+ * and others do), a child logger, and one access-log line with the duration when the response finishes.
+ */
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+import { newId } from "../lib/ids.ts";
+import type { Metrics } from "../ops/metrics.ts";
+
+declare global {
+  namespace Express {
+    interface Locals {
+      requestId: string;
+      log: Logger;
+    }
+  }
+}
+
+export function requestContext(options: { logger: Logger; metrics: Metrics }) {
+  return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
+    const started = process.hrtime.bigint();
+    const requestId = newId("request");
+    res.locals.requestId = requestId;
+    res.locals.log = options.logger.child({ request_id: requestId });
+    res.setHeader("Request-Id", requestId);
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // The route template, never the raw path: ids in paths would explode the label set.
+      const route = (req.route?.path as string | undefined) ?? "unmatched";
+      options.metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      res.locals.log.info(
+        { method: req.method, path: req.path, route, status: res.statusCode, duration_ms: Math.round(seconds * 1000) },
+        "request",
+      );
+    });
+    next();
+  };
+}

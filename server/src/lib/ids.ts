@@ -1,0 +1,31 @@
+/**
+ * Prefixed, sortable ids (`lead_01JD3Z…`): a type prefix and a ULID, so ids sort by creation time, say what they
+ * name, and match the contract's id patterns.
+ */
+import { monotonicFactory } from "ulid";
+
+export const ID_PREFIXES = {
+  lead: "lead",
+  conversation: "conv",
+  message: "msg",
+  ticket: "tkt",
+  event: "evt",
+  webhook: "wh",
+  delivery: "dlv",
+  apiKey: "key",
+  workspace: "ws",
+  user: "usr",
+  request: "req",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const nextUlid = monotonicFactory();
+
+/**
+ * @example
+ * newId("lead") // "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+ */
+export function newId(kind: IdKind, now: number = Date.now()): string {
+  return `${ID_PREFIXES[kind]}_${nextUlid(now)}`;
+}

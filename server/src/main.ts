@@ -1,0 +1,57 @@
+/**
+ * The service's entry point: `node server/dist/main.js [start|api|worker|migrate]`.
+ *
+ *   start    API and worker in one process (default; what `npm start` runs)
+ *   api      the HTTP API only, to scale out behind a load balancer
+ *   worker   the background jobs only
+ *   migrate  apply pending migrations and exit
+ *
+ * SIGTERM/SIGINT shut down gracefully: stop accepting, let in-flight requests finish (up to
+ * SHUTDOWN_TIMEOUT_MS), then close the queue, Redis and PostgreSQL.
+ */
+import { ConfigError, loadConfig } from "./config.ts";
+import { createLogger } from "./logger.ts";
+import { startService } from "./service.ts";
+
+const ROLES = ["start", "api", "worker", "migrate"] as const;
+type Role = (typeof ROLES)[number];
+
+async function main(): Promise<void> {
+  const role = (process.argv[2] ?? "start") as Role;
+  if (!ROLES.includes(role)) {
+    console.error(`usage: main.js [${ROLES.join("|")}]`);
+    process.exit(2);
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(error instanceof ConfigError ? error.message : error);
+    process.exit(2);
+  }
+  const logger = createLogger(config);
+  const service = await startService(config, logger, role);
+  if (role === "migrate") {
+    await service.stop();
+    return;
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    try {
+      await service.stop();
+      logger.info("stopped");
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+await main();

@@ -1,0 +1,72 @@
+/**
+ * Operational endpoints, outside the contract: liveness, readiness, metrics, the contract itself and its
+ * reference page.
+ */
+import express, { type Router } from "express";
+import { docsRouter } from "./docs.ts";
+import type { Metrics } from "./metrics.ts";
+import type { OpenApiDocument } from "./openapi-document.ts";
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+const READINESS_TIMEOUT_MS = 2_000;
+
+async function runCheck(check: ReadinessCheck): Promise<{ name: string; ok: boolean; error?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check.check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+      }),
+    ]);
+    return { name: check.name, ok: true };
+  } catch (error) {
+    return { name: check.name, ok: false, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function opsRouter(options: {
+  metrics: Metrics;
+  openapi: OpenApiDocument;
+  readiness: ReadinessCheck[];
+  isShuttingDown: () => boolean;
+}): Router {
+  const router = express.Router();
+
+  router.get("/health", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "ok" });
+  });
+
+  router.get("/ready", async (_req, res) => {
+    const checks = await Promise.all(options.readiness.map(runCheck));
+    const ready = !options.isShuttingDown() && checks.every((check) => check.ok);
+    res.setHeader("Cache-Control", "no-store");
+    res.status(ready ? 200 : 503).json({
+      status: ready ? "ready" : "unavailable",
+      shutting_down: options.isShuttingDown(),
+      checks: Object.fromEntries(checks.map(({ name, ...rest }) => [name, rest])),
+    });
+  });
+
+  router.get("/metrics", async (_req, res) => {
+    res.setHeader("Content-Type", options.metrics.registry.contentType);
+    res.send(await options.metrics.registry.metrics());
+  });
+
+  router.get("/openapi.json", (_req, res) => {
+    res.type("application/json").send(options.openapi.json);
+  });
+  router.get("/openapi.yaml", (_req, res) => {
+    res.type("application/yaml").send(options.openapi.yaml);
+  });
+
+  router.use(docsRouter());
+  return router;
+}

@@ -1,0 +1,96 @@
+/**
+ * Wires the parts together for a role: PostgreSQL (migrated), Redis when configured, the pg-boss queue, and the
+ * HTTP API. `main.ts` calls it; so do the tests, which start the real thing on port 0.
+ */
+
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import type PgBoss from "pg-boss";
+import type { Logger } from "pino";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/database.ts";
+import { migrate } from "./db/migrate.ts";
+import { createApp } from "./http/app.ts";
+import { startQueue } from "./jobs/queue.ts";
+import { createMetrics } from "./ops/metrics.ts";
+import { loadOpenApiDocument } from "./ops/openapi-document.ts";
+import type { ReadinessCheck } from "./ops/ops.routes.ts";
+
+export type Role = "start" | "api" | "worker" | "migrate";
+
+export interface RunningService {
+  /** `http://host:port` of the API, when this role serves it. */
+  readonly url: string | undefined;
+  readonly db: Database;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, logger: Logger, role: Role): Promise<RunningService> {
+  const db = await openDatabase(config, logger);
+  const applied = await migrate(db.pool);
+  if (applied.length > 0) logger.info({ applied }, "migrations applied");
+  if (role === "migrate") return { url: undefined, db, stop: () => db.close() };
+
+  const redis =
+    config.redisUrl === undefined
+      ? undefined
+      : new Redis(config.redisUrl, {
+          // Fail fast instead of queueing commands while Redis is down (rate-limiter-flexible's advice).
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          lazyConnect: false,
+        });
+  redis?.on("error", (error) => logger.warn({ err: error.message }, "redis error"));
+
+  const serveApi = role === "start" || role === "api";
+  const runWorker = role === "start" || role === "worker";
+  const queue: PgBoss = await startQueue(db.url, logger, { worker: runWorker });
+
+  const readiness: ReadinessCheck[] = [
+    { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
+    { name: "queue", check: async () => void (await queue.getQueues()) },
+  ];
+  if (redis) readiness.push({ name: "redis", check: async () => void (await redis.ping()) });
+
+  let shuttingDown = false;
+  let server: Server | undefined;
+  let url: string | undefined;
+  if (serveApi) {
+    const app = createApp({
+      config,
+      logger,
+      metrics: createMetrics(),
+      openapi: loadOpenApiDocument(),
+      readiness,
+      isShuttingDown: () => shuttingDown,
+    });
+    server = await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(config.port, config.host, (error?: Error) =>
+        error ? reject(error) : resolve(listening),
+      );
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    url = `http://${host}:${address.port}`;
+    logger.info({ url, role, embedded_postgres: db.embedded, redis: redis !== undefined }, "API listening");
+  }
+
+  return {
+    url,
+    db,
+    async stop() {
+      shuttingDown = true;
+      if (server) {
+        const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server?.closeAllConnections(), config.shutdownTimeoutMs);
+        await closing;
+        clearTimeout(timer);
+      }
+      await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });
+      redis?.disconnect();
+      await db.close();
+    },
+  };
+}

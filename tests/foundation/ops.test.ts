@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { useTestService } from "../helpers/service.ts";
+
+const service = useTestService();
+
+describe("operational endpoints", () => {
+  it("answers /health with 200 and a Request-Id", async () => {
+    const response = await service().fetch("/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+    expect(response.headers.get("request-id")).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it("answers /ready with 200 once PostgreSQL, the queue (and Redis when configured) answer", async () => {
+    const response = await service().fetch("/ready");
+    const body = (await response.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+    expect(response.status).toBe(200);
+    expect(body.status).toBe("ready");
+    const expected = ["postgres", "queue", ...(process.env.REDIS_URL ? ["redis"] : [])];
+    expect(Object.keys(body.checks).sort()).toEqual(expected.sort());
+    for (const name of expected) expect(body.checks[name]?.ok).toBe(true);
+  });
+
+  it("exposes Prometheus metrics with the request histogram by route template", async () => {
+    await service().fetch("/health");
+    const response = await service().fetch("/metrics");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await response.text();
+    expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} \d+/);
+    expect(text).toContain("process_cpu_seconds_total");
+  });
+
+  it("serves the contract as JSON and YAML, the same document", async () => {
+    const json = (await (await service().fetch("/openapi.json")).json()) as Record<string, unknown>;
+    const yamlResponse = await service().fetch("/openapi.yaml");
+    expect(yamlResponse.headers.get("content-type")).toMatch(/yaml/);
+    const yaml = parse(await yamlResponse.text()) as Record<string, unknown>;
+    expect(json).toEqual(yaml);
+    expect(json.openapi).toBe("3.1.0");
+    expect((json.info as { version: string }).version).toBe("1.0.0");
+    expect(Object.keys(json.webhooks as object).sort()).toEqual([
+      "conversation.created",
+      "lead.captured",
+      "ticket.updated",
+    ]);
+  });
+
+  it("serves the /docs reference from local assets only, under a CSP that forbids other origins", async () => {
+    const response = await service().fetch("/docs");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/https?:/);
+    const html = await response.text();
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] ?? "");
+    expect(references.length).toBeGreaterThanOrEqual(4);
+    for (const reference of references) {
+      expect(reference, "every asset is same-origin").toMatch(/^\/docs\//);
+      const asset = await service().fetch(reference);
+      expect(asset.status, reference).toBe(200);
+      const body = await asset.text();
+      expect(body.length, reference).toBeGreaterThan(0);
+    }
+    const init = await (await service().fetch("/docs/init.js")).text();
+    expect(init).toContain('url: "/openapi.json"');
+    expect(init).toContain("validatorUrl: null");
+  });
+
+  it("does not put the docs CSP on API responses", async () => {
+    const response = await service().fetch("/health");
+    expect(response.headers.get("content-security-policy")).toBeNull();
+  });
+
+  it("refuses files of the docs asset folder that the page does not use", async () => {
+    const response = await service().fetch("/docs/assets/package.json");
+    expect(response.status).toBe(404);
+  });
+});
