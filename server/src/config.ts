@@ -3,6 +3,7 @@
  * default in one place, and refuses to start on a setting it cannot parse (listing every bad one at once).
  */
 import { resolve } from "node:path";
+import { LIMITER_NAMES, type LimiterName, type LimitOverrides } from "./rate-limit/policy.ts";
 
 export type RegistrationMode = "open" | "invite";
 export type NodeEnv = "development" | "production" | "test";
@@ -30,6 +31,16 @@ export interface Config {
   readonly validateResponses: boolean;
   /** How long a SIGTERM waits for in-flight requests before closing connections. */
   readonly shutdownTimeoutMs: number;
+  /** Rate-limit changes: request budgets, and short windows injected by tests. */
+  readonly rateLimits: LimitOverrides;
+  /** Prefix of rate-limit counter keys in the store. */
+  readonly rateLimitKeyPrefix: string;
+  /** Operator lists on top of the disposable-domain blocklist (allow wins). */
+  readonly disposableEmailAllow: readonly string[];
+  readonly disposableEmailDeny: readonly string[];
+  readonly mailFrom: string;
+  /** log2 of scrypt's N for password hashes (17: OWASP's minimum). */
+  readonly passwordHashCost: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +107,27 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     else trustProxy = trustProxyRaw;
   }
 
+  const list = (name: string): string[] =>
+    (read(name) ?? "")
+      .split(",")
+      .map((item) => item.trim().toLowerCase())
+      .filter(Boolean);
+  const perLimiter = (name: string): Partial<Record<LimiterName, number>> => {
+    const out: Partial<Record<LimiterName, number>> = {};
+    for (const item of list(name)) {
+      const [limiter, value] = item.split("=");
+      const seconds = Number(value);
+      if (!LIMITER_NAMES.includes(limiter as LimiterName) || !Number.isInteger(seconds) || seconds < 1) {
+        problems.push(`${name} takes name=whole-number pairs of known limiters (got "${item}")`);
+        continue;
+      }
+      out[limiter as LimiterName] = seconds;
+    }
+    return out;
+  };
+  const apiBudget = read("API_RATE_LIMIT_PER_MINUTE");
+  const sessionBudget = read("SESSION_RATE_LIMIT_PER_MINUTE");
+
   const config: Config = {
     nodeEnv,
     port,
@@ -112,6 +144,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     bodyLimitBytes: integer("BODY_LIMIT_BYTES", 1024 * 1024, 1024, 50 * 1024 * 1024),
     validateResponses: nodeEnv !== "production",
     shutdownTimeoutMs: integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 120_000),
+    rateLimits: {
+      windows: perLimiter("RATE_LIMIT_WINDOWS"),
+      points: {
+        ...(apiBudget ? { "api-key": integer("API_RATE_LIMIT_PER_MINUTE", 600, 1, 1_000_000) } : {}),
+        ...(sessionBudget ? { session: integer("SESSION_RATE_LIMIT_PER_MINUTE", 300, 1, 1_000_000) } : {}),
+      },
+    },
+    rateLimitKeyPrefix: read("RATE_LIMIT_KEY_PREFIX") ?? "rl",
+    disposableEmailAllow: list("DISPOSABLE_EMAIL_ALLOW"),
+    disposableEmailDeny: list("DISPOSABLE_EMAIL_DENY"),
+    mailFrom: read("MAIL_FROM") ?? "Service Platform <no-reply@localhost>",
+    passwordHashCost: integer("PASSWORD_HASH_COST", 17, 10, 20),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -11,11 +11,21 @@ import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
+import { createApiKeyService } from "./domain/api-keys/api-keys.service.ts";
+import { createLastUsedTracker } from "./domain/api-keys/last-used.ts";
+import { registerAuthJobs } from "./domain/auth/auth.jobs.ts";
+import { authHandlers } from "./domain/auth/auth.routes.ts";
+import { createAuthService } from "./domain/auth/auth.service.ts";
+import { createDisposableCheck } from "./domain/auth/disposable.ts";
+import { workspaceHandlers } from "./domain/workspaces/workspace.routes.ts";
 import { createApp } from "./http/app.ts";
+import { createAuthenticators } from "./http/authenticate.ts";
 import { startQueue } from "./jobs/queue.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { loadOpenApiDocument } from "./ops/openapi-document.ts";
 import type { ReadinessCheck } from "./ops/ops.routes.ts";
+import { createLimiters, type Limiters } from "./rate-limit/limiters.ts";
 
 export type Role = "start" | "api" | "worker" | "migrate";
 
@@ -23,6 +33,7 @@ export interface RunningService {
   /** `http://host:port` of the API, when this role serves it. */
   readonly url: string | undefined;
   readonly db: Database;
+  readonly limiters: Limiters | undefined;
   stop(): Promise<void>;
 }
 
@@ -30,7 +41,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   const db = await openDatabase(config, logger);
   const applied = await migrate(db.pool);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
-  if (role === "migrate") return { url: undefined, db, stop: () => db.close() };
+  if (role === "migrate") return { url: undefined, db, limiters: undefined, stop: () => db.close() };
 
   const redis =
     config.redisUrl === undefined
@@ -46,6 +57,21 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   const serveApi = role === "start" || role === "api";
   const runWorker = role === "start" || role === "worker";
   const queue: PgBoss = await startQueue(db.url, logger, { worker: runWorker });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: db.pool, logger });
+  await registerAuthJobs(
+    queue,
+    { pool: db.pool, mailer, publicBaseUrl: config.publicBaseUrl, logger },
+    { work: runWorker },
+  );
+
+  const limiters = createLimiters({
+    redis,
+    pool: db.pool,
+    keyPrefix: config.rateLimitKeyPrefix,
+    overrides: config.rateLimits,
+    logger,
+  });
+  const lastUsed = createLastUsedTracker(db.pool, logger);
 
   const readiness: ReadinessCheck[] = [
     { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
@@ -57,6 +83,14 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   let server: Server | undefined;
   let url: string | undefined;
   if (serveApi) {
+    const auth = createAuthService({
+      pool: db.pool,
+      queue,
+      limiters,
+      isDisposable: createDisposableCheck({ allow: config.disposableEmailAllow, deny: config.disposableEmailDeny }),
+      registrationMode: config.registrationMode,
+      scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
+    });
     const app = createApp({
       config,
       logger,
@@ -64,6 +98,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       openapi: loadOpenApiDocument(),
       readiness,
       isShuttingDown: () => shuttingDown,
+      authenticators: createAuthenticators({ pool: db.pool, limiters, lastUsed }),
+      handlers: {
+        ...authHandlers({ service: auth, pool: db.pool, secureCookies: config.publicBaseUrl.startsWith("https:") }),
+        ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool) }),
+      },
     });
     server = await new Promise<Server>((resolve, reject) => {
       const listening = app.listen(config.port, config.host, (error?: Error) =>
@@ -79,6 +118,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   return {
     url,
     db,
+    limiters,
     async stop() {
       shuttingDown = true;
       if (server) {
@@ -88,6 +128,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         await closing;
         clearTimeout(timer);
       }
+      await lastUsed.stop();
       await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });
       redis?.disconnect();
       await db.close();

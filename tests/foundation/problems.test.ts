@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { workspaceWithKey } from "../helpers/accounts.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { useTestService } from "../helpers/service.ts";
 
@@ -112,7 +113,8 @@ describe("problem+json for every failure the HTTP layer catches", () => {
   });
 
   it("answers 501 NOT_IMPLEMENTED for an operation of the contract that is not built yet", async () => {
-    const response = await service().fetch("/v1/events", { headers: { authorization: "Bearer sk_test_x" } });
+    const { key } = await workspaceWithKey(service(), ["events:read"]);
+    const response = await service().fetch("/v1/events", { headers: { authorization: `Bearer ${key}` } });
     const body = await expectProblem(response, 501, "NOT_IMPLEMENTED");
     expect(body.detail).toContain("Events_list");
   });

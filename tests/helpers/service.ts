@@ -23,6 +23,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     PORT: "0",
     HOST: "127.0.0.1",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    // scrypt at N=2^12 in tests: the same code path, without 128 MiB and ~0.3 s per hash.
+    PASSWORD_HASH_COST: "12",
+    // Counters of one test file never meet another's, on a shared Redis.
+    RATE_LIMIT_KEY_PREFIX: `rl-${database.name}`,
     DATABASE_URL: database.url,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,

@@ -11,7 +11,7 @@ import type { Config } from "../config.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import type { OpenApiDocument } from "../ops/openapi-document.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
-import { type Authenticators, requireCredentials } from "./authenticate.ts";
+import type { Authenticators } from "./authenticate.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import { type OperationHandlers, operationsRouter } from "./operations.ts";
 import { requestContext } from "./request-context.ts";
@@ -22,8 +22,8 @@ export interface AppDeps {
   metrics: Metrics;
   openapi: OpenApiDocument;
   readiness: ReadinessCheck[];
-  handlers?: OperationHandlers;
-  authenticators?: Authenticators;
+  handlers: OperationHandlers;
+  authenticators: Authenticators;
   isShuttingDown?: () => boolean;
 }
 
@@ -64,8 +64,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     operationsRouter({
       doc: deps.openapi.doc,
-      handlers: deps.handlers ?? {},
-      authenticators: deps.authenticators ?? requireCredentials(),
+      handlers: deps.handlers,
+      authenticators: deps.authenticators,
     }),
   );
   app.use(notFoundHandler());

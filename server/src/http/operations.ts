@@ -28,9 +28,9 @@ export function operationsRouter(options: {
     const scheme = operation.schemes[0] as SecurityScheme | undefined;
     const chain: RequestHandler[] = [];
     if (scheme !== undefined) {
-      const authenticate = options.authenticators[scheme];
-      if (!authenticate) throw new Error(`No authenticator for security scheme ${scheme}`);
-      chain.push(authenticate);
+      const authenticator = options.authenticators[scheme];
+      if (!authenticator) throw new Error(`No authenticator for security scheme ${scheme}`);
+      chain.push(authenticator(operation));
     }
     chain.push(options.handlers[operation.operationId as OperationId] ?? notImplemented(operation.operationId));
     router[operation.method](toExpressPath(operation.path), ...chain);

@@ -1,0 +1,89 @@
+/**
+ * What the admin CLI does, as functions over the database and the limiters (the tests call them too).
+ */
+import type pg from "pg";
+import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
+import { findUserByEmail, insertInvite, insertUser, insertWorkspace } from "../domain/auth/auth.store.ts";
+import { clientIpKey } from "../lib/client-ip.ts";
+import { normalizeEmail } from "../lib/email-address.ts";
+import { newId } from "../lib/ids.ts";
+import { randomToken, sha256 } from "../lib/secrets.ts";
+import { loadOpenApiDocument } from "../ops/openapi-document.ts";
+import type { Limiters } from "../rate-limit/limiters.ts";
+import { LIMITER_NAMES, type LimiterName } from "../rate-limit/policy.ts";
+
+export class CommandError extends Error {}
+
+function email(raw: string): string {
+  const normalized = normalizeEmail(raw);
+  if (!normalized) throw new CommandError(`not an e-mail address: ${raw}`);
+  return normalized.address;
+}
+
+/** The scopes the contract declares (`Scope` in spec/models/api-keys.tsp). */
+export function knownScopes(): string[] {
+  const schemas = (loadOpenApiDocument().doc.components as { schemas: Record<string, { enum?: string[] }> }).schemas;
+  return schemas.Scope?.enum ?? [];
+}
+
+/** A workspace and its owner, verified, without a password (they set one through "forgot"). */
+export async function createWorkspace(pool: pg.Pool, input: { name: string; ownerEmail: string }) {
+  const ownerEmail = email(input.ownerEmail);
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    if (await findUserByEmail(client, ownerEmail)) throw new CommandError(`${ownerEmail} already has an account`);
+    const workspaceId = newId("workspace");
+    const userId = newId("user");
+    await insertWorkspace(client, { id: workspaceId, name: input.name });
+    await insertUser(client, { id: userId, email: ownerEmail, name: null, passwordHash: null, workspaceId });
+    await client.query("COMMIT");
+    return { workspace_id: workspaceId, user_id: userId };
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export async function createApiKey(
+  pool: pg.Pool,
+  input: { workspaceId: string; name: string; scopes: string[]; expiresAt?: string },
+) {
+  const known = knownScopes();
+  const unknown = input.scopes.filter((scope) => !known.includes(scope));
+  if (input.scopes.length === 0 || unknown.length > 0) {
+    throw new CommandError(`scopes must be a comma-separated list of: ${known.join(", ")}`);
+  }
+  const { rowCount } = await pool.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspaceId]);
+  if (!rowCount) throw new CommandError(`no workspace ${input.workspaceId}`);
+  const key = await createApiKeyService(pool).create(input.workspaceId, {
+    name: input.name,
+    scopes: input.scopes as Scope[],
+    ...(input.expiresAt ? { expires_at: input.expiresAt } : {}),
+  });
+  return { id: key.id, key: key.key, scopes: key.scopes };
+}
+
+/** Clears one limiter's counter for one key (an IP or an e-mail, normalised as the limiter keys it). */
+export async function clearLimit(limiters: Limiters, input: { limiter: string; key: string }) {
+  if (!LIMITER_NAMES.includes(input.limiter as LimiterName)) {
+    throw new CommandError(`unknown limiter ${input.limiter}; one of: ${LIMITER_NAMES.join(", ")}`);
+  }
+  const name = input.limiter as LimiterName;
+  const keyedBy = limiters.rule(name).keyedBy;
+  const key =
+    keyedBy === "email" ? email(input.key) : keyedBy === "ip" ? clientIpKey(input.key.trim()) : input.key.trim();
+  return { cleared: await limiters.clear(name, key) };
+}
+
+export async function createInvite(pool: pg.Pool, input: { email: string; ttlDays: number }) {
+  const code = randomToken(18);
+  const expiresAt = await insertInvite(pool, {
+    codeHash: sha256(code),
+    email: email(input.email),
+    ttlSeconds: input.ttlDays * 86400,
+  });
+  return { email: email(input.email), invite_code: code, expires_at: expiresAt.toISOString() };
+}

@@ -1,0 +1,114 @@
+/** API keys of a workspace: created with scopes, shown once, stored as a hash, revocable and rotatable. */
+import type { components } from "@service/sdk/schema";
+import type pg from "pg";
+import { AppError } from "../../http/errors.ts";
+import { decodeCursor, toPage } from "../../lib/cursor.ts";
+import { newId } from "../../lib/ids.ts";
+import { sha256 } from "../../lib/secrets.ts";
+import * as store from "./api-keys.store.ts";
+import { displayPrefix, generateApiKey } from "./key-format.ts";
+
+export type ApiKey = components["schemas"]["ApiKey"];
+export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
+export type Scope = components["schemas"]["Scope"];
+
+const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function toApiKey(row: store.ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    object: "api_key",
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes as Scope[],
+    created_at: row.created_at.toISOString(),
+    last_used_at: iso(row.last_used_at),
+    expires_at: iso(row.expires_at),
+    revoked_at: iso(row.revoked_at),
+  };
+}
+
+async function insertNewKey(
+  db: Pick<pg.PoolClient, "query">,
+  input: { workspaceId: string; name: string; scopes: string[]; expiresAt: Date | null; rotatedFrom?: string },
+): Promise<ApiKeyWithSecret> {
+  const key = generateApiKey();
+  const row = await store.insertKey(db, {
+    id: newId("apiKey"),
+    workspaceId: input.workspaceId,
+    name: input.name,
+    prefix: displayPrefix(key),
+    secretHash: sha256(key),
+    scopes: [...new Set(input.scopes)],
+    expiresAt: input.expiresAt,
+    ...(input.rotatedFrom ? { rotatedFrom: input.rotatedFrom } : {}),
+  });
+  return { ...toApiKey(row), key };
+}
+
+export function createApiKeyService(pool: pg.Pool) {
+  return {
+    async create(
+      workspaceId: string,
+      input: { name: string; scopes: Scope[]; expires_at?: string },
+    ): Promise<ApiKeyWithSecret> {
+      const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+      if (expiresAt && expiresAt.getTime() <= Date.now()) {
+        throw new AppError("VALIDATION_FAILED", {
+          errors: [{ path: "body.expires_at", message: "must be in the future" }],
+        });
+      }
+      return insertNewKey(pool, { workspaceId, name: input.name, scopes: input.scopes, expiresAt });
+    },
+
+    async list(workspaceId: string, query: { limit?: number; cursor?: string }) {
+      const limit = query.limit ?? 20;
+      const after = decodeCursor(query.cursor, KEY_ID);
+      const rows = await store.listKeys(pool, workspaceId, { limit, ...(after ? { after } : {}) });
+      const page = toPage(rows, limit);
+      return { ...page, data: page.data.map(toApiKey) };
+    },
+
+    async get(workspaceId: string, id: string): Promise<ApiKey> {
+      const row = await store.getKey(pool, workspaceId, id);
+      if (!row) throw new AppError("API_KEY_NOT_FOUND");
+      return toApiKey(row);
+    },
+
+    async revoke(workspaceId: string, id: string): Promise<void> {
+      if (!(await store.revokeKey(pool, workspaceId, id))) throw new AppError("API_KEY_NOT_FOUND");
+    },
+
+    /** A new key with the same name and scopes; the old one keeps working for the overlap, then expires. */
+    async rotate(workspaceId: string, id: string, overlapSeconds: number): Promise<ApiKeyWithSecret> {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const old = await store.getKey(client, workspaceId, id, true);
+        if (!old) throw new AppError("API_KEY_NOT_FOUND");
+        if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= Date.now())) {
+          throw new AppError("INVALID_STATE_TRANSITION", { detail: "A revoked or expired key cannot be rotated." });
+        }
+        const fresh = await insertNewKey(client, {
+          workspaceId,
+          name: old.name,
+          scopes: old.scopes,
+          expiresAt: null,
+          rotatedFrom: old.id,
+        });
+        await store.expireAfter(client, old.id, overlapSeconds);
+        await client.query("COMMIT");
+        return fresh;
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

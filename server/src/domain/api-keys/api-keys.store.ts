@@ -1,0 +1,103 @@
+/** SQL of API keys. Every query is scoped to a workspace, except the lookup by secret hash. */
+import type pg from "pg";
+
+type Db = Pick<pg.PoolClient, "query">;
+
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = "id, workspace_id, name, prefix, scopes, created_at, last_used_at, expires_at, revoked_at";
+
+export async function insertKey(
+  db: Db,
+  key: {
+    id: string;
+    workspaceId: string;
+    name: string;
+    prefix: string;
+    secretHash: Buffer;
+    scopes: string[];
+    expiresAt: Date | null;
+    rotatedFrom?: string;
+  },
+): Promise<ApiKeyRow> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `INSERT INTO api_keys (id, workspace_id, name, prefix, secret_hash, scopes, expires_at, rotated_from)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+    [key.id, key.workspaceId, key.name, key.prefix, key.secretHash, key.scopes, key.expiresAt, key.rotatedFrom ?? null],
+  );
+  return rows[0] as ApiKeyRow;
+}
+
+export async function listKeys(
+  db: Db,
+  workspaceId: string,
+  options: { limit: number; after?: string },
+): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${COLUMNS} FROM api_keys
+      WHERE workspace_id = $1 AND ($2::text IS NULL OR id < $2)
+      ORDER BY id DESC LIMIT $3`,
+    [workspaceId, options.after ?? null, options.limit + 1],
+  );
+  return rows;
+}
+
+export async function getKey(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  forUpdate = false,
+): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${COLUMNS} FROM api_keys WHERE workspace_id = $1 AND id = $2${forUpdate ? " FOR UPDATE" : ""}`,
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
+export async function revokeKey(db: Db, workspaceId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_id = $1 AND id = $2",
+    [workspaceId, id],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Ends the old key's life `overlapSeconds` from now (or keeps an earlier expiry). */
+export async function expireAfter(db: Db, id: string, overlapSeconds: number): Promise<void> {
+  await db.query(
+    `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2))
+      WHERE id = $1`,
+    [id, overlapSeconds],
+  );
+}
+
+/** The hot path of every /v1 call: one indexed lookup, no KDF. */
+export async function findActiveByHash(db: Db, secretHash: Buffer): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${COLUMNS} FROM api_keys
+      WHERE secret_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    [secretHash],
+  );
+  return rows[0];
+}
+
+export async function recordLastUsed(db: Db, uses: { id: string; at: Date }[]): Promise<void> {
+  if (uses.length === 0) return;
+  await db.query(
+    `UPDATE api_keys AS k SET last_used_at = v.at
+       FROM unnest($1::text[], $2::timestamptz[]) AS v(id, at)
+      WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at)`,
+    [uses.map((use) => use.id), uses.map((use) => use.at)],
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * `last_used_at` without a write per request: uses are collected in memory and written in one UPDATE every
+ * `flushIntervalMs`; a key whose stored time is less than a minute old is not written again.
+ */
+import type pg from "pg";
+import type { Logger } from "pino";
+import { recordLastUsed } from "./api-keys.store.ts";
+
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface LastUsedTracker {
+  touch(keyId: string, storedLastUsedAt: Date | null, now?: Date): void;
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createLastUsedTracker(pool: pg.Pool, logger: Logger, flushIntervalMs = 15_000): LastUsedTracker {
+  const pending = new Map<string, Date>();
+  const flush = async () => {
+    if (pending.size === 0) return;
+    const uses = [...pending].map(([id, at]) => ({ id, at }));
+    pending.clear();
+    try {
+      await recordLastUsed(pool, uses);
+    } catch (error) {
+      logger.warn({ err: error }, "could not record API key use");
+    }
+  };
+  const timer = setInterval(() => void flush(), flushIntervalMs);
+  timer.unref();
+  return {
+    touch(keyId, storedLastUsedAt, now = new Date()) {
+      if (storedLastUsedAt && now.getTime() - storedLastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+      pending.set(keyId, now);
+    },
+    flush,
+    async stop() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * Account flows. `register`, `forgot` and `resend` do the same work whatever the address (normalise, check
+ * limits, enqueue a job) so that their answers and timing reveal nothing; the account-dependent work happens in
+ * the jobs (`auth.jobs.ts`). `clientKey` is the caller's rate-limit key (`clientIpKey`: the IPv4, or the IPv6 /64).
+ */
+import { createHmac } from "node:crypto";
+import type pg from "pg";
+import type PgBoss from "pg-boss";
+import { AppError } from "../../http/errors.ts";
+import { type EmailAddress, normalizeEmail } from "../../lib/email-address.ts";
+import { newId } from "../../lib/ids.ts";
+import { randomToken, sha256 } from "../../lib/secrets.ts";
+import type { Limiters } from "../../rate-limit/limiters.ts";
+import { LIMIT_CHAINS, type LimitDecision } from "../../rate-limit/policy.ts";
+import * as store from "./auth.store.ts";
+import type { DisposableCheck } from "./disposable.ts";
+import { decoyHash, hashPassword, type ScryptParams, verifyPassword } from "./passwords.ts";
+
+export const AUTH_QUEUES = { register: "auth-register", forgot: "auth-forgot", resend: "auth-resend" } as const;
+
+export const SESSION_TTL_SECONDS = 14 * 86400;
+
+export interface RegisterJob {
+  email: string;
+  name: string | null;
+  passwordHash: string;
+  inviteCodeHash: string | null;
+}
+
+export interface EmailJob {
+  email: string;
+}
+
+export interface AuthDeps {
+  pool: pg.Pool;
+  queue: PgBoss;
+  limiters: Limiters;
+  isDisposable: DisposableCheck;
+  registrationMode: "open" | "invite";
+  scrypt: ScryptParams;
+}
+
+export interface LimitedAnswer {
+  headers: Record<string, string>;
+  throttled: boolean;
+}
+
+function emailOrFail(raw: string): EmailAddress {
+  const email = normalizeEmail(raw);
+  if (!email) {
+    throw new AppError("VALIDATION_FAILED", { errors: [{ path: "body.email", message: "is not an e-mail address" }] });
+  }
+  return email;
+}
+
+function rejectOrThrottle(decision: LimitDecision): LimitedAnswer {
+  if (decision.outcome === "reject") {
+    throw new AppError("RATE_LIMITED", {
+      detail: `Too many requests; retry after ${decision.retryAfter} seconds.`,
+      headers: decision.headers,
+    });
+  }
+  return { headers: decision.headers, throttled: decision.outcome === "throttle" };
+}
+
+/** A small password policy beyond length: not the address itself, not a run of one or two characters. */
+export function passwordProblem(password: string, email: EmailAddress): string | undefined {
+  const lower = password.toLowerCase();
+  if (lower === email.address || lower === email.address.split("@")[0]) return "must not be the e-mail address";
+  if (new Set(password).size < 4) return "must use at least 4 different characters";
+  return undefined;
+}
+
+/** The CSRF token of a session: an HMAC of its cookie value, so it needs no storage and dies with the session. */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHmac("sha256", sessionToken).update("csrf").digest("base64url");
+}
+
+export function createAuthService(deps: AuthDeps) {
+  return {
+    async register(
+      input: { email: string; password: string; name?: string; invite_code?: string },
+      clientKey: string,
+    ): Promise<LimitedAnswer> {
+      const email = emailOrFail(input.email);
+      // Contract rule 2: the disposable check runs before any counter and costs nothing.
+      if (deps.isDisposable(email.domain)) {
+        throw new AppError("DISPOSABLE_EMAIL", { detail: "Use a permanent e-mail address." });
+      }
+      const answer = rejectOrThrottle(
+        await deps.limiters.check(LIMIT_CHAINS.register, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+      );
+      let inviteCodeHash: Buffer | null = null;
+      if (deps.registrationMode === "invite") {
+        if (!input.invite_code) throw new AppError("INVITE_REQUIRED");
+        inviteCodeHash = sha256(input.invite_code);
+        if (!(await store.findUsableInvite(deps.pool, inviteCodeHash, email.address)))
+          throw new AppError("INVITE_INVALID");
+      }
+      const problem = passwordProblem(input.password, email);
+      if (problem) throw new AppError("PASSWORD_TOO_WEAK", { errors: [{ path: "body.password", message: problem }] });
+      const job: RegisterJob = {
+        email: email.address,
+        name: input.name ?? null,
+        passwordHash: await hashPassword(input.password, deps.scrypt),
+        inviteCodeHash: inviteCodeHash?.toString("hex") ?? null,
+      };
+      await send(deps.queue, AUTH_QUEUES.register, job);
+      return answer;
+    },
+
+    async forgot(input: { email: string }, clientKey: string): Promise<LimitedAnswer> {
+      const email = emailOrFail(input.email);
+      const answer = rejectOrThrottle(
+        await deps.limiters.check(LIMIT_CHAINS.forgot, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+      );
+      if (!answer.throttled) await send(deps.queue, AUTH_QUEUES.forgot, { email: email.address } satisfies EmailJob);
+      return answer;
+    },
+
+    async resend(input: { email: string }, clientKey: string): Promise<LimitedAnswer> {
+      const email = emailOrFail(input.email);
+      const answer = rejectOrThrottle(
+        await deps.limiters.check(LIMIT_CHAINS.resend, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+      );
+      if (!answer.throttled) await send(deps.queue, AUTH_QUEUES.resend, { email: email.address } satisfies EmailJob);
+      return answer;
+    },
+
+    async verify(token: string): Promise<void> {
+      const client = await deps.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const target = await store.consumeToken(client, sha256(token), "verify");
+        const registration = target?.registration_id
+          ? await store.registrationById(client, Number(target.registration_id))
+          : undefined;
+        if (!registration || (await store.findUserByEmail(client, registration.email))) {
+          throw new AppError("TOKEN_INVALID");
+        }
+        const userId = newId("user");
+        const workspaceId = newId("workspace");
+        const owner = registration.name ?? registration.email.split("@")[0];
+        await store.insertWorkspace(client, { id: workspaceId, name: `${owner}'s workspace` });
+        await store.insertUser(client, {
+          id: userId,
+          email: registration.email,
+          name: registration.name,
+          passwordHash: registration.password_hash,
+          workspaceId,
+        });
+        if (registration.invite_code_hash && !(await store.useInvite(client, registration.invite_code_hash, userId))) {
+          throw new AppError("INVITE_INVALID");
+        }
+        await store.deleteRegistrations(client, registration.email);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+
+    async login(input: { email: string; password: string }, clientKey: string) {
+      const email = emailOrFail(input.email);
+      rejectOrThrottle(
+        await deps.limiters.check(LIMIT_CHAINS.login, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+      );
+      const user = await store.findUserByEmail(deps.pool, email.address);
+      if (user?.password_hash && (await verifyPassword(input.password, user.password_hash))) {
+        const token = randomToken();
+        const expiresAt = await store.insertSession(deps.pool, {
+          hash: sha256(token),
+          userId: user.id,
+          ttlSeconds: SESSION_TTL_SECONDS,
+        });
+        return { token, expiresAt };
+      }
+      if (!user) {
+        const pending = await store.latestRegistrationHash(deps.pool, email.address);
+        if (pending && (await verifyPassword(input.password, pending))) throw new AppError("EMAIL_NOT_VERIFIED");
+        // Same work as a wrong password, so that timing does not tell which addresses have accounts.
+        if (!pending) await verifyPassword(input.password, await decoyHash(deps.scrypt));
+      }
+      throw new AppError("INVALID_CREDENTIALS");
+    },
+
+    async reset(input: { token: string; password: string }): Promise<void> {
+      const client = await deps.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const target = await store.consumeToken(client, sha256(input.token), "reset");
+        if (!target?.user_id) throw new AppError("TOKEN_INVALID");
+        const { rows } = await client.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [
+          target.user_id,
+        ]);
+        const email = normalizeEmail(rows[0]?.email ?? "");
+        const problem = email ? passwordProblem(input.password, email) : undefined;
+        if (problem) throw new AppError("PASSWORD_TOO_WEAK", { errors: [{ path: "body.password", message: problem }] });
+        await store.setPassword(client, target.user_id, await hashPassword(input.password, deps.scrypt));
+        // A reset is often a response to a compromise: every existing session ends.
+        await store.revokeSessionsOf(client, target.user_id);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+async function send(queue: PgBoss, name: string, data: object): Promise<void> {
+  // pg-boss 10 answers null, silently, for a queue that was never created: treat that as a failure.
+  const id = await queue.send(name, data, { retryLimit: 5, retryDelay: 5, retryBackoff: true });
+  if (id === null) throw new Error(`queue ${name} refused the job`);
+}

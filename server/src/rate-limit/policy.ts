@@ -1,0 +1,146 @@
+/**
+ * The rate-limit rules and the decisions made from counter states: pure, no storage here.
+ *
+ * The account limits are the contract's table ("Limits" in the interface specification), checked in the table's
+ * order, IP first; a request stopped by one limiter consumes nothing of the limiters after it.
+ */
+
+export type LimiterName =
+  | "register-ip"
+  | "register-email"
+  | "forgot-ip"
+  | "forgot-email"
+  | "resend-ip"
+  | "resend-cooldown"
+  | "resend-email"
+  | "login-ip"
+  | "login-email"
+  | "api-key"
+  | "session";
+
+export type LimitKeyKind = "ip" | "email" | "api-key" | "user";
+
+export interface LimitRule {
+  readonly name: LimiterName;
+  readonly points: number;
+  readonly durationSeconds: number;
+  readonly keyedBy: LimitKeyKind;
+  /** `reject`: 429 + Retry-After. `throttle`: the normal 200 with `throttled: true` + Retry-After. */
+  readonly onExceed: "reject" | "throttle";
+}
+
+const HOUR = 3600;
+const DAY = 86400;
+
+export const LIMIT_RULES: Readonly<Record<LimiterName, LimitRule>> = {
+  "register-ip": { name: "register-ip", points: 5, durationSeconds: HOUR, keyedBy: "ip", onExceed: "reject" },
+  "register-email": { name: "register-email", points: 5, durationSeconds: HOUR, keyedBy: "email", onExceed: "reject" },
+  "forgot-ip": { name: "forgot-ip", points: 5, durationSeconds: HOUR, keyedBy: "ip", onExceed: "reject" },
+  // 200, not 429: a 429 for one address would tell a caller that the address is being asked about.
+  "forgot-email": { name: "forgot-email", points: 5, durationSeconds: HOUR, keyedBy: "email", onExceed: "throttle" },
+  "resend-ip": { name: "resend-ip", points: 50, durationSeconds: DAY, keyedBy: "ip", onExceed: "reject" },
+  "resend-cooldown": {
+    name: "resend-cooldown",
+    points: 1,
+    durationSeconds: 60,
+    keyedBy: "email",
+    onExceed: "throttle",
+  },
+  "resend-email": { name: "resend-email", points: 10, durationSeconds: DAY, keyedBy: "email", onExceed: "throttle" },
+  // Not in the contract's table: credential stuffing protection for login.
+  "login-ip": { name: "login-ip", points: 30, durationSeconds: 15 * 60, keyedBy: "ip", onExceed: "reject" },
+  "login-email": { name: "login-email", points: 10, durationSeconds: 15 * 60, keyedBy: "email", onExceed: "reject" },
+  // Request budgets of authenticated callers: per API key on /v1, per user on /api/workspace.
+  "api-key": { name: "api-key", points: 600, durationSeconds: 60, keyedBy: "api-key", onExceed: "reject" },
+  session: { name: "session", points: 300, durationSeconds: 60, keyedBy: "user", onExceed: "reject" },
+};
+
+export const LIMITER_NAMES = Object.keys(LIMIT_RULES) as LimiterName[];
+
+/** Which limiters guard which endpoint, in the order they are checked. */
+export const LIMIT_CHAINS = {
+  register: ["register-ip", "register-email"],
+  forgot: ["forgot-ip", "forgot-email"],
+  resend: ["resend-ip", "resend-cooldown", "resend-email"],
+  login: ["login-ip", "login-email"],
+  apiKey: ["api-key"],
+  session: ["session"],
+} as const satisfies Record<string, readonly LimiterName[]>;
+
+export type LimitChain = keyof typeof LIMIT_CHAINS;
+
+/** Configuration's changes to the rules: budgets of the request limiters, and short windows in tests. */
+export interface LimitOverrides {
+  readonly windows: Readonly<Partial<Record<LimiterName, number>>>;
+  readonly points: Readonly<Partial<Record<LimiterName, number>>>;
+}
+
+export function effectiveRule(name: LimiterName, overrides: LimitOverrides): LimitRule {
+  const rule = LIMIT_RULES[name];
+  return {
+    ...rule,
+    durationSeconds: overrides.windows[name] ?? rule.durationSeconds,
+    points: overrides.points[name] ?? rule.points,
+  };
+}
+
+/** The state of one counter after a consume. */
+export interface CounterState {
+  readonly rule: LimitRule;
+  /** Points left in the window (0 when the request was over the budget). */
+  readonly remaining: number;
+  /** Milliseconds until the counter expires. */
+  readonly msBeforeReset: number;
+}
+
+/** RFC 9110 §10.2.3 delay-seconds: whole seconds, rounded up, at least 1 (never "retry now"). */
+export function retryAfterSeconds(msBeforeReset: number): number {
+  return Math.max(1, Math.ceil(msBeforeReset / 1000));
+}
+
+/**
+ * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` lists every policy
+ * of the chain (quota `q`, window `w`); `RateLimit` reports the consulted counter with the least room left
+ * (remaining `r`, seconds to reset `t`).
+ */
+export function rateLimitHeaders(
+  policies: readonly LimitRule[],
+  states: readonly CounterState[],
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "RateLimit-Policy": policies.map((rule) => `"${rule.name}";q=${rule.points};w=${rule.durationSeconds}`).join(", "),
+  };
+  const tightest = [...states].sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset)[0];
+  if (tightest) {
+    headers.RateLimit = `"${tightest.rule.name}";r=${tightest.remaining};t=${retryAfterSeconds(tightest.msBeforeReset)}`;
+  }
+  return headers;
+}
+
+/** What the endpoint does after its chain was checked. */
+export type LimitDecision =
+  | { readonly outcome: "allow"; readonly headers: Record<string, string> }
+  | {
+      readonly outcome: "reject" | "throttle";
+      readonly by: LimiterName;
+      readonly retryAfter: number;
+      readonly headers: Record<string, string>;
+    };
+
+/** Decides from the states consumed so far; `exceeded` is the state of the limiter that stopped the chain. */
+export function decide(
+  policies: readonly LimitRule[],
+  passed: readonly CounterState[],
+  exceeded?: CounterState,
+): LimitDecision {
+  const states = exceeded ? [...passed, exceeded] : passed;
+  const headers = rateLimitHeaders(policies, states);
+  if (!exceeded) return { outcome: "allow", headers };
+  const retryAfter = retryAfterSeconds(exceeded.msBeforeReset);
+  return {
+    outcome: exceeded.rule.onExceed,
+    by: exceeded.rule.name,
+    retryAfter,
+    headers: { ...headers, "Retry-After": String(retryAfter) },
+  };
+}
