@@ -10,6 +10,8 @@ import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export interface TestService {
   readonly url: string;
+  /** The settings the service was started with. */
+  readonly env: Record<string, string>;
   readonly service: RunningService;
   readonly database: TestDatabase;
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -18,7 +20,7 @@ export interface TestService {
 
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const database = await createTestDatabase();
-  const config = loadConfig({
+  const settings: Record<string, string> = {
     NODE_ENV: "test",
     PORT: "0",
     HOST: "127.0.0.1",
@@ -30,12 +32,14 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     DATABASE_URL: database.url,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
-  });
+  };
+  const config = loadConfig(settings);
   const service = await startService(config, pino({ level: config.logLevel }), "start");
   const url = service.url;
   if (!url) throw new Error("the service did not start its API");
   return {
     url,
+    env: settings,
     service,
     database,
     fetch: (path, init) => fetch(new URL(path, url), init),

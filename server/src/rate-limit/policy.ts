@@ -100,17 +100,18 @@ export function retryAfterSeconds(msBeforeReset: number): number {
 
 /**
  * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` lists every policy
- * of the chain (quota `q`, window `w`); `RateLimit` reports the consulted counter with the least room left
- * (remaining `r`, seconds to reset `t`).
+ * of the chain (quota `q`, window `w`); `RateLimit` reports the counter that stopped the request, or else the
+ * consulted counter with the least room left (remaining `r`, seconds to reset `t`).
  */
 export function rateLimitHeaders(
   policies: readonly LimitRule[],
   states: readonly CounterState[],
+  exceeded?: CounterState,
 ): Record<string, string> {
   const headers: Record<string, string> = {
     "RateLimit-Policy": policies.map((rule) => `"${rule.name}";q=${rule.points};w=${rule.durationSeconds}`).join(", "),
   };
-  const tightest = [...states].sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset)[0];
+  const tightest = exceeded ?? [...states].sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset)[0];
   if (tightest) {
     headers.RateLimit = `"${tightest.rule.name}";r=${tightest.remaining};t=${retryAfterSeconds(tightest.msBeforeReset)}`;
   }
@@ -133,8 +134,7 @@ export function decide(
   passed: readonly CounterState[],
   exceeded?: CounterState,
 ): LimitDecision {
-  const states = exceeded ? [...passed, exceeded] : passed;
-  const headers = rateLimitHeaders(policies, states);
+  const headers = rateLimitHeaders(policies, passed, exceeded);
   if (!exceeded) return { outcome: "allow", headers };
   const retryAfter = retryAfterSeconds(exceeded.msBeforeReset);
   return {
