@@ -34,6 +34,8 @@ export interface RunningService {
   readonly url: string | undefined;
   readonly db: Database;
   readonly limiters: Limiters | undefined;
+  /** Writes pending API-key last-used times now (they are otherwise batched every 15 s). */
+  flushLastUsed(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,7 +43,9 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   const db = await openDatabase(config, logger);
   const applied = await migrate(db.pool);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
-  if (role === "migrate") return { url: undefined, db, limiters: undefined, stop: () => db.close() };
+  if (role === "migrate") {
+    return { url: undefined, db, limiters: undefined, flushLastUsed: async () => undefined, stop: () => db.close() };
+  }
 
   const redis =
     config.redisUrl === undefined
@@ -119,6 +123,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     url,
     db,
     limiters,
+    flushLastUsed: () => lastUsed.flush(),
     async stop() {
       shuttingDown = true;
       if (server) {

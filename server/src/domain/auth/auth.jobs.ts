@@ -39,6 +39,9 @@ export function authJobHandlers(deps: AuthJobDeps) {
         await deps.mailer.send(accountExistsMail(job.email, deps.publicBaseUrl));
         return;
       }
+      // The newest attempt wins: earlier attempts and their links stop working, so that an attempt made by
+      // someone else before the owner registers cannot be activated by the owner's later click.
+      await store.deleteRegistrations(deps.pool, job.email);
       const registrationId = await store.insertRegistration(deps.pool, {
         email: job.email,
         name: job.name,
