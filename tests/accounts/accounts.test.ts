@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { json, registerAndVerify, signIn, tokenIn, uniqueEmail, waitForMail } from "../helpers/accounts.ts";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { json, registerAndVerify, signIn, tokenIn, uniqueEmail, waitForMail } from "../helpers/accounts.ts";
 import { http, loopback } from "../helpers/http.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { useTestService } from "../helpers/service.ts";
@@ -12,19 +12,33 @@ describe("registration, verification and sessions", () => {
   it("registers, verifies with the e-mailed token once, signs in and out", async () => {
     const email = uniqueEmail();
     await registerAndVerify(service(), email);
-    const again = await service().fetch("/api/auth/verify", json({ token: tokenIn((await waitForMail(service(), email, "verify")).text) }));
+    const again = await service().fetch(
+      "/api/auth/verify",
+      json({ token: tokenIn((await waitForMail(service(), email, "verify")).text) }),
+    );
     await expectProblem(again, 400, "TOKEN_INVALID");
 
     const { cookie, csrf, workspaceId } = await signIn(service(), ` ${email.toUpperCase()} `);
     expect(cookie).toMatch(/^sid=/);
     const session = await service().fetch("/api/auth/session", { headers: { cookie } });
     expect(session.status).toBe(200);
-    expect(await session.json()).toMatchObject({ object: "session", user: { email, email_verified: true }, csrf_token: csrf });
+    expect(await session.json()).toMatchObject({
+      object: "session",
+      user: { email, email_verified: true },
+      csrf_token: csrf,
+    });
     const workspace = await service().fetch("/api/workspace", { headers: { cookie } });
     expect(await workspace.json()).toMatchObject({ id: workspaceId, object: "workspace" });
 
-    await expectProblem(await service().fetch("/api/auth/logout", { method: "POST", headers: { cookie } }), 403, "CSRF_TOKEN_INVALID");
-    const logout = await service().fetch("/api/auth/logout", { method: "POST", headers: { cookie, "x-csrf-token": csrf } });
+    await expectProblem(
+      await service().fetch("/api/auth/logout", { method: "POST", headers: { cookie } }),
+      403,
+      "CSRF_TOKEN_INVALID",
+    );
+    const logout = await service().fetch("/api/auth/logout", {
+      method: "POST",
+      headers: { cookie, "x-csrf-token": csrf },
+    });
     expect(logout.status).toBe(204);
     expect(logout.headers.get("set-cookie")).toMatch(/^sid=; .*Max-Age=0/);
     await expectProblem(await service().fetch("/api/auth/session", { headers: { cookie } }), 401, "UNAUTHENTICATED");
@@ -34,14 +48,20 @@ describe("registration, verification and sessions", () => {
     const email = uniqueEmail();
     await registerAndVerify(service(), email);
     const response = await service().fetch("/api/auth/login", json({ email, password: PASSWORD }));
-    expect(response.headers.get("set-cookie")).toMatch(/^sid=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/);
+    expect(response.headers.get("set-cookie")).toMatch(
+      /^sid=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/,
+    );
   });
 
   it("tells an unverified account from a wrong password only to someone who knows the password", async () => {
     const email = uniqueEmail();
     expect((await service().fetch("/api/auth/register", json({ email, password: PASSWORD }))).status).toBe(202);
     await waitForMail(service(), email, "verify");
-    await expectProblem(await service().fetch("/api/auth/login", json({ email, password: PASSWORD })), 403, "EMAIL_NOT_VERIFIED");
+    await expectProblem(
+      await service().fetch("/api/auth/login", json({ email, password: PASSWORD })),
+      403,
+      "EMAIL_NOT_VERIFIED",
+    );
     await expectProblem(
       await service().fetch("/api/auth/login", json({ email, password: "not the password" })),
       401,
@@ -60,10 +80,18 @@ describe("registration, verification and sessions", () => {
     const attackerMail = await waitForMail(service(), email, "verify");
     await service().fetch("/api/auth/register", json({ email, password: "owner's own password" }));
     const ownerMail = await waitForMail(service(), email, "verify", attackerMail.id);
-    await expectProblem(await service().fetch("/api/auth/verify", json({ token: tokenIn(attackerMail.text) })), 400, "TOKEN_INVALID");
+    await expectProblem(
+      await service().fetch("/api/auth/verify", json({ token: tokenIn(attackerMail.text) })),
+      400,
+      "TOKEN_INVALID",
+    );
     expect((await service().fetch("/api/auth/verify", json({ token: tokenIn(ownerMail.text) }))).status).toBe(200);
-    expect((await service().fetch("/api/auth/login", json({ email, password: "owner's own password" }))).status).toBe(200);
-    expect((await service().fetch("/api/auth/login", json({ email, password: "attacker's password" }))).status).toBe(401);
+    expect((await service().fetch("/api/auth/login", json({ email, password: "owner's own password" }))).status).toBe(
+      200,
+    );
+    expect((await service().fetch("/api/auth/login", json({ email, password: "attacker's password" }))).status).toBe(
+      401,
+    );
   });
 
   it("resets the password with the e-mailed token once, and ends every session", async () => {
@@ -75,10 +103,16 @@ describe("registration, verification and sessions", () => {
     const reset = await service().fetch("/api/auth/reset", json({ token, password: "a brand new passphrase" }));
     expect(reset.status).toBe(200);
     expect(await reset.json()).toEqual({ reset: true });
-    await expectProblem(await service().fetch("/api/auth/reset", json({ token, password: "yet another passphrase" })), 400, "TOKEN_INVALID");
+    await expectProblem(
+      await service().fetch("/api/auth/reset", json({ token, password: "yet another passphrase" })),
+      400,
+      "TOKEN_INVALID",
+    );
     await expectProblem(await service().fetch("/api/auth/session", { headers: { cookie } }), 401, "UNAUTHENTICATED");
     expect((await service().fetch("/api/auth/login", json({ email, password: PASSWORD }))).status).toBe(401);
-    expect((await service().fetch("/api/auth/login", json({ email, password: "a brand new passphrase" }))).status).toBe(200);
+    expect((await service().fetch("/api/auth/login", json({ email, password: "a brand new passphrase" }))).status).toBe(
+      200,
+    );
   });
 
   it("refuses a password that is the address or a run of a few characters", async () => {
@@ -110,7 +144,10 @@ describe("no account enumeration", () => {
     await createWorkspace(service().service.db.pool, { name: "Known", ownerEmail: existing });
     const answers = await Promise.all(
       [existing, uniqueEmail("nobody")].map((email, i) =>
-        http(`${service().url}${path}`, { body: body(email), from: loopback(5000 + i + Math.floor(Math.random() * 900) * 3) }),
+        http(`${service().url}${path}`, {
+          body: body(email),
+          from: loopback(5000 + i + Math.floor(Math.random() * 900) * 3),
+        }),
       ),
     );
     const [first, ...rest] = answers.map(comparable);
@@ -126,7 +163,10 @@ describe("closed beta: REGISTRATION_MODE=invite", () => {
     const email = uniqueEmail("invited");
     const invite = await createInvite(invited().service.db.pool, { email, ttlDays: 1 });
     const register = (address: string, code?: string) =>
-      invited().fetch("/api/auth/register", json({ email: address, password: PASSWORD, ...(code ? { invite_code: code } : {}) }));
+      invited().fetch(
+        "/api/auth/register",
+        json({ email: address, password: PASSWORD, ...(code ? { invite_code: code } : {}) }),
+      );
 
     await expectProblem(await register(email), 400, "INVITE_REQUIRED");
     await expectProblem(await register(email, "not-a-code"), 400, "INVITE_INVALID");

@@ -12,7 +12,10 @@ async function owner(): Promise<SignedIn> {
 }
 
 function asOwner(who: SignedIn, init: RequestInit = {}): RequestInit {
-  return { ...init, headers: { ...(init.headers as Record<string, string>), cookie: who.cookie, "x-csrf-token": who.csrf } };
+  return {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), cookie: who.cookie, "x-csrf-token": who.csrf },
+  };
 }
 
 async function createKey(who: SignedIn, body: object) {
@@ -41,7 +44,9 @@ describe("API keys in the developer settings", () => {
     expect(JSON.stringify(list)).not.toContain(created.key);
     const one = await (await service().fetch(`/api/workspace/api-keys/${created.id}`, asOwner(me))).json();
     expect(one).not.toHaveProperty("key");
-    const { rows } = await service().service.db.pool.query("SELECT secret_hash FROM api_keys WHERE id = $1", [created.id]);
+    const { rows } = await service().service.db.pool.query("SELECT secret_hash FROM api_keys WHERE id = $1", [
+      created.id,
+    ]);
     expect(rows[0].secret_hash).toHaveLength(32);
     expect(JSON.stringify(rows)).not.toContain(created.key.slice(8));
   });
@@ -87,7 +92,10 @@ describe("API keys in the developer settings", () => {
   it("rotates with an overlap during which both keys work, and only the new one after", async () => {
     const me = await owner();
     const old = await createKey(me, { name: "ci", scopes: ["events:read"] });
-    const rotated = await service().fetch(`/api/workspace/api-keys/${old.id}/rotate`, asOwner(me, json({ overlap_seconds: 2 })));
+    const rotated = await service().fetch(
+      `/api/workspace/api-keys/${old.id}/rotate`,
+      asOwner(me, json({ overlap_seconds: 2 })),
+    );
     expect(rotated.status).toBe(201);
     const fresh = (await rotated.json()) as { key: string; name: string; scopes: string[] };
     expect(fresh).toMatchObject({ name: "ci", scopes: ["events:read"] });
@@ -100,8 +108,15 @@ describe("API keys in the developer settings", () => {
 
   it("refuses an expired key", async () => {
     const me = await owner();
-    const { key, id } = await createKey(me, { name: "short", scopes: ["events:read"], expires_at: new Date(Date.now() + 60_000).toISOString() });
-    await service().service.db.pool.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+    const { key, id } = await createKey(me, {
+      name: "short",
+      scopes: ["events:read"],
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+    });
+    await service().service.db.pool.query(
+      "UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [id],
+    );
     await expectProblem(await service().fetch("/v1/events", bearer(key)), 401, "UNAUTHENTICATED");
   });
 
@@ -109,17 +124,21 @@ describe("API keys in the developer settings", () => {
     const [alice, bob] = [await owner(), await owner()];
     const { id } = await createKey(alice, { name: "alice", scopes: ["events:read"] });
     await expectProblem(await service().fetch(`/api/workspace/api-keys/${id}`, asOwner(bob)), 404, "API_KEY_NOT_FOUND");
-    await expectProblem(await service().fetch(`/api/workspace/api-keys/${id}`, asOwner(bob, { method: "DELETE" })), 404, "API_KEY_NOT_FOUND");
+    await expectProblem(
+      await service().fetch(`/api/workspace/api-keys/${id}`, asOwner(bob, { method: "DELETE" })),
+      404,
+      "API_KEY_NOT_FOUND",
+    );
     const list = await (await service().fetch("/api/workspace/api-keys", asOwner(bob))).json();
     expect(list.data).toEqual([]);
   });
 
   it("refuses a session write without the CSRF token", async () => {
     const me = await owner();
-    const response = await service().fetch(
-      "/api/workspace/api-keys",
-      { ...json({ name: "x", scopes: ["leads:read"] }), headers: { "content-type": "application/json", cookie: me.cookie } },
-    );
+    const response = await service().fetch("/api/workspace/api-keys", {
+      ...json({ name: "x", scopes: ["leads:read"] }),
+      headers: { "content-type": "application/json", cookie: me.cookie },
+    });
     await expectProblem(response, 403, "CSRF_TOKEN_INVALID");
   });
 
@@ -129,10 +148,16 @@ describe("API keys in the developer settings", () => {
     const first = await (await service().fetch("/api/workspace/api-keys?limit=2", asOwner(me))).json();
     expect(first.data).toHaveLength(2);
     expect(first.has_more).toBe(true);
-    const second = await (await service().fetch(`/api/workspace/api-keys?limit=2&cursor=${first.next_cursor}`, asOwner(me))).json();
+    const second = await (
+      await service().fetch(`/api/workspace/api-keys?limit=2&cursor=${first.next_cursor}`, asOwner(me))
+    ).json();
     expect(second.data).toHaveLength(1);
     expect(second.next_cursor).toBeNull();
     expect(new Set([...first.data, ...second.data].map((key: { id: string }) => key.id)).size).toBe(3);
-    await expectProblem(await service().fetch("/api/workspace/api-keys?cursor=bm9wZQ", asOwner(me)), 400, "INVALID_CURSOR");
+    await expectProblem(
+      await service().fetch("/api/workspace/api-keys?cursor=bm9wZQ", asOwner(me)),
+      400,
+      "INVALID_CURSOR",
+    );
   });
 });

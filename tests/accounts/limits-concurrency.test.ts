@@ -26,9 +26,13 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const redis = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     redis.stdout?.on("data", (chunk) => {
       if (String(chunk).includes("Ready to accept connections")) resolve();
@@ -38,40 +42,43 @@ async function startRedis(port: number): Promise<ChildProcess> {
   return redis;
 }
 
-describe.skipIf(!process.env.REDIS_URL)("50 concurrent registrations for one e-mail over two processes on one Redis", () => {
-  const service = useTestService();
+describe.skipIf(!process.env.REDIS_URL)(
+  "50 concurrent registrations for one e-mail over two processes on one Redis",
+  () => {
+    const service = useTestService();
 
-  it("admit exactly 5", async () => {
-    const first = service();
-    const second = await runServer(
-      [],
-      bareEnv({
-        DATABASE_URL: first.database.url,
-        REDIS_URL: process.env.REDIS_URL as string,
-        RATE_LIMIT_KEY_PREFIX: first.env.RATE_LIMIT_KEY_PREFIX as string,
-        PASSWORD_HASH_COST: "12",
-        PORT: "0",
-      }),
-    );
-    try {
-      const email = uniqueEmail("race");
-      // Each request from its own address, so that only the e-mail's counter decides.
-      const answers = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          http(`${i % 2 === 0 ? first.url : second.url}/api/auth/register`, {
-            body: { email, password: PASSWORD },
-            from: loopback(2000 + i),
-          }),
-        ),
+    it("admit exactly 5", async () => {
+      const first = service();
+      const second = await runServer(
+        [],
+        bareEnv({
+          DATABASE_URL: first.database.url,
+          REDIS_URL: process.env.REDIS_URL as string,
+          RATE_LIMIT_KEY_PREFIX: first.env.RATE_LIMIT_KEY_PREFIX as string,
+          PASSWORD_HASH_COST: "12",
+          PORT: "0",
+        }),
       );
-      const statuses = answers.map((answer) => answer.status);
-      expect(statuses.filter((status) => status === 202)).toHaveLength(5);
-      expect(statuses.filter((status) => status === 429)).toHaveLength(45);
-    } finally {
-      await second.stop();
-    }
-  });
-});
+      try {
+        const email = uniqueEmail("race");
+        // Each request from its own address, so that only the e-mail's counter decides.
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            http(`${i % 2 === 0 ? first.url : second.url}/api/auth/register`, {
+              body: { email, password: PASSWORD },
+              from: loopback(2000 + i),
+            }),
+          ),
+        );
+        const statuses = answers.map((answer) => answer.status);
+        expect(statuses.filter((status) => status === 202)).toHaveLength(5);
+        expect(statuses.filter((status) => status === 429)).toHaveLength(45);
+      } finally {
+        await second.stop();
+      }
+    });
+  },
+);
 
 describe("50 concurrent registrations for one e-mail with counters in PostgreSQL", () => {
   const service = useTestService({ REDIS_URL: "" });
@@ -98,7 +105,8 @@ describe.skipIf(!hasRedisServer)("Redis stopped mid-test", async () => {
 
   it("keeps answering, and the limits still hold through the insurance limiter", async () => {
     const ip = loopback(4000);
-    const register = () => http(`${service().url}/api/auth/register`, { body: { email: uniqueEmail(), password: PASSWORD }, from: ip });
+    const register = () =>
+      http(`${service().url}/api/auth/register`, { body: { email: uniqueEmail(), password: PASSWORD }, from: ip });
     for (let i = 0; i < 3; i++) expect((await register()).status).toBe(202);
 
     const exited = once(redis as ChildProcess, "exit");

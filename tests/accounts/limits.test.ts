@@ -10,7 +10,7 @@ import { http, loopback } from "../helpers/http.ts";
 import { type TestService, useTestService } from "../helpers/service.ts";
 
 const run = promisify(execFile);
-const STORES = [
+const STORES: { store: string; env: Record<string, string> }[] = [
   { store: "postgres", env: { REDIS_URL: "" } },
   ...(process.env.REDIS_URL ? [{ store: "redis", env: {} }] : []),
 ];
@@ -25,7 +25,8 @@ function post(service: TestService, path: string, body: unknown, from: string, h
 }
 const register = (service: TestService, email: string, from: string) =>
   post(service, "/api/auth/register", { email, password: PASSWORD }, from);
-const forgot = (service: TestService, email: string, from: string) => post(service, "/api/auth/forgot", { email }, from);
+const forgot = (service: TestService, email: string, from: string) =>
+  post(service, "/api/auth/forgot", { email }, from);
 const resend = (service: TestService, email: string, from: string) =>
   post(service, "/api/auth/resend-verification", { email }, from);
 
@@ -46,9 +47,13 @@ async function adminClear(service: TestService, limiter: string, key: string): P
     RATE_LIMIT_KEY_PREFIX: service.env.RATE_LIMIT_KEY_PREFIX ?? "",
     LOG_LEVEL: "error",
   };
-  const { stdout } = await run(process.execPath, ["server/dist/cli/admin.js", "limits:clear", "--limiter", limiter, "--key", key], {
-    env,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["server/dist/cli/admin.js", "limits:clear", "--limiter", limiter, "--key", key],
+    {
+      env,
+    },
+  );
   return JSON.parse(stdout) as { cleared: boolean };
 }
 
@@ -187,7 +192,9 @@ describe.each(STORES)("account limits with counters in $store", ({ env }) => {
       expect(fromIp.status, "the IP counter kept its count").toBe(200);
       expect(fromIp.headers.ratelimit).toMatch(/^"forgot-ip";r=0;/);
       expect((await forgot(service(), uniqueEmail(), ip)).status).toBe(429);
-      expect(await adminClear(service(), "forgot-email", uniqueEmail()), "nothing to clear").toEqual({ cleared: false });
+      expect(await adminClear(service(), "forgot-email", uniqueEmail()), "nothing to clear").toEqual({
+        cleared: false,
+      });
     });
 
     it("clears an IP counter", async () => {
@@ -201,7 +208,10 @@ describe.each(STORES)("account limits with counters in $store", ({ env }) => {
 });
 
 describe("windows expire at their end (short windows injected through configuration)", () => {
-  const service = useTestService({ RATE_LIMIT_WINDOWS: "register-ip=2,forgot-email=2", REDIS_URL: process.env.REDIS_URL ?? "" });
+  const service = useTestService({
+    RATE_LIMIT_WINDOWS: "register-ip=2,forgot-email=2",
+    REDIS_URL: process.env.REDIS_URL ?? "",
+  });
 
   it("admits again once the window is over, and says so in Retry-After", async () => {
     const ip = newClient();
@@ -231,16 +241,41 @@ describe("client addresses behind a trusted proxy", () => {
   it("keys IPv6 clients by their /64, and IPv4-mapped addresses as IPv4", async () => {
     const from = (address: string) => ({ "x-forwarded-for": address });
     for (let i = 1; i <= 5; i++) {
-      const response = await post(service(), "/api/auth/forgot", { email: uniqueEmail() }, "127.0.0.1", from(`2001:db8:1:2::${i}`));
+      const response = await post(
+        service(),
+        "/api/auth/forgot",
+        { email: uniqueEmail() },
+        "127.0.0.1",
+        from(`2001:db8:1:2::${i}`),
+      );
       expect(response.status).toBe(200);
     }
-    const sameSlash64 = await post(service(), "/api/auth/forgot", { email: uniqueEmail() }, "127.0.0.1", from("2001:db8:1:2:ffff::9"));
+    const sameSlash64 = await post(
+      service(),
+      "/api/auth/forgot",
+      { email: uniqueEmail() },
+      "127.0.0.1",
+      from("2001:db8:1:2:ffff::9"),
+    );
     expect(sameSlash64.status).toBe(429);
-    const otherSlash64 = await post(service(), "/api/auth/forgot", { email: uniqueEmail() }, "127.0.0.1", from("2001:db8:1:3::1"));
+    const otherSlash64 = await post(
+      service(),
+      "/api/auth/forgot",
+      { email: uniqueEmail() },
+      "127.0.0.1",
+      from("2001:db8:1:3::1"),
+    );
     expect(otherSlash64.status).toBe(200);
 
-    for (let i = 0; i < 5; i++) await post(service(), "/api/auth/forgot", { email: uniqueEmail() }, "127.0.0.1", from("192.0.2.44"));
-    const mapped = await post(service(), "/api/auth/forgot", { email: uniqueEmail() }, "127.0.0.1", from("::ffff:192.0.2.44"));
+    for (let i = 0; i < 5; i++)
+      await post(service(), "/api/auth/forgot", { email: uniqueEmail() }, "127.0.0.1", from("192.0.2.44"));
+    const mapped = await post(
+      service(),
+      "/api/auth/forgot",
+      { email: uniqueEmail() },
+      "127.0.0.1",
+      from("::ffff:192.0.2.44"),
+    );
     expect(mapped.status).toBe(429);
   });
 });

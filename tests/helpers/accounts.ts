@@ -72,7 +72,7 @@ let clients = 0;
  */
 export function json(body: unknown, headers: Record<string, string> = {}, method = "POST"): RequestInit {
   clients += 1;
-  const client = `${clients % 2 ? "198.51.100" : "203.0.113"}.${(clients >> 1) % 254 + 1}`;
+  const client = `${clients % 2 ? "198.51.100" : "203.0.113"}.${((clients >> 1) % 254) + 1}`;
   return {
     method,
     headers: { "content-type": "application/json", "x-forwarded-for": client, ...headers },

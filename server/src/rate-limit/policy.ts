@@ -111,7 +111,8 @@ export function rateLimitHeaders(
   const headers: Record<string, string> = {
     "RateLimit-Policy": policies.map((rule) => `"${rule.name}";q=${rule.points};w=${rule.durationSeconds}`).join(", "),
   };
-  const tightest = exceeded ?? [...states].sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset)[0];
+  const tightest =
+    exceeded ?? [...states].sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset)[0];
   if (tightest) {
     headers.RateLimit = `"${tightest.rule.name}";r=${tightest.remaining};t=${retryAfterSeconds(tightest.msBeforeReset)}`;
   }
