@@ -2,6 +2,7 @@
  * What the admin CLI does, as functions over the database and the limiters (the tests call them too).
  */
 import type pg from "pg";
+import { withTransaction } from "../db/transaction.ts";
 import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
 import { findUserByEmail, insertInvite, insertUser, insertWorkspace } from "../domain/auth/auth.store.ts";
 import { clientIpKey } from "../lib/client-ip.ts";
@@ -29,22 +30,14 @@ export function knownScopes(): string[] {
 /** A workspace and its owner, verified, without a password (they set one through "forgot"). */
 export async function createWorkspace(pool: pg.Pool, input: { name: string; ownerEmail: string }) {
   const ownerEmail = email(input.ownerEmail);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return withTransaction(pool, async (client) => {
     if (await findUserByEmail(client, ownerEmail)) throw new CommandError(`${ownerEmail} already has an account`);
     const workspaceId = newId("workspace");
     const userId = newId("user");
     await insertWorkspace(client, { id: workspaceId, name: input.name });
     await insertUser(client, { id: userId, email: ownerEmail, name: null, passwordHash: null, workspaceId });
-    await client.query("COMMIT");
     return { workspace_id: workspaceId, user_id: userId };
-  } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export async function createApiKey(

@@ -1,6 +1,7 @@
 /** API keys of a workspace: created with scopes, shown once, stored as a hash, revocable and rotatable. */
 import type { components } from "@service/sdk/schema";
 import type pg from "pg";
+import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../http/errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
@@ -83,9 +84,7 @@ export function createApiKeyService(pool: pg.Pool) {
 
     /** A new key with the same name and scopes; the old one keeps working for the overlap, then expires. */
     async rotate(workspaceId: string, id: string, overlapSeconds: number): Promise<ApiKeyWithSecret> {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
+      return withTransaction(pool, async (client) => {
         const old = await store.getKey(client, workspaceId, id, true);
         if (!old) throw new AppError("API_KEY_NOT_FOUND");
         if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= Date.now())) {
@@ -99,14 +98,8 @@ export function createApiKeyService(pool: pg.Pool) {
           rotatedFrom: old.id,
         });
         await store.expireAfter(client, old.id, overlapSeconds);
-        await client.query("COMMIT");
         return fresh;
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
   };
 }

@@ -6,6 +6,7 @@
 import { createHmac } from "node:crypto";
 import type pg from "pg";
 import type PgBoss from "pg-boss";
+import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../http/errors.ts";
 import { type EmailAddress, normalizeEmail } from "../../lib/email-address.ts";
 import { newId } from "../../lib/ids.ts";
@@ -77,6 +78,20 @@ export function csrfTokenFor(sessionToken: string): string {
 }
 
 export function createAuthService(deps: AuthDeps) {
+  const emailRequest = async (
+    chain: "forgot" | "resend",
+    queueName: string,
+    input: { email: string },
+    clientKey: string,
+  ): Promise<LimitedAnswer> => {
+    const email = emailOrFail(input.email);
+    const answer = rejectOrThrottle(
+      await deps.limiters.check(LIMIT_CHAINS[chain], (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+    );
+    if (!answer.throttled) await send(deps.queue, queueName, { email: email.address } satisfies EmailJob);
+    return answer;
+  };
+
   return {
     async register(
       input: { email: string; password: string; name?: string; invite_code?: string },
@@ -109,28 +124,14 @@ export function createAuthService(deps: AuthDeps) {
       return answer;
     },
 
-    async forgot(input: { email: string }, clientKey: string): Promise<LimitedAnswer> {
-      const email = emailOrFail(input.email);
-      const answer = rejectOrThrottle(
-        await deps.limiters.check(LIMIT_CHAINS.forgot, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
-      );
-      if (!answer.throttled) await send(deps.queue, AUTH_QUEUES.forgot, { email: email.address } satisfies EmailJob);
-      return answer;
-    },
-
-    async resend(input: { email: string }, clientKey: string): Promise<LimitedAnswer> {
-      const email = emailOrFail(input.email);
-      const answer = rejectOrThrottle(
-        await deps.limiters.check(LIMIT_CHAINS.resend, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
-      );
-      if (!answer.throttled) await send(deps.queue, AUTH_QUEUES.resend, { email: email.address } satisfies EmailJob);
-      return answer;
-    },
+    /** Limits, then (unless throttled) the job that e-mails the account, if there is one. */
+    forgot: (input: { email: string }, clientKey: string) =>
+      emailRequest("forgot", AUTH_QUEUES.forgot, input, clientKey),
+    resend: (input: { email: string }, clientKey: string) =>
+      emailRequest("resend", AUTH_QUEUES.resend, input, clientKey),
 
     async verify(token: string): Promise<void> {
-      const client = await deps.pool.connect();
-      try {
-        await client.query("BEGIN");
+      await withTransaction(deps.pool, async (client) => {
         const target = await store.consumeToken(client, sha256(token), "verify");
         const registration = target?.registration_id
           ? await store.registrationById(client, Number(target.registration_id))
@@ -153,13 +154,7 @@ export function createAuthService(deps: AuthDeps) {
           throw new AppError("INVITE_INVALID");
         }
         await store.deleteRegistrations(client, registration.email);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async login(input: { email: string; password: string }, clientKey: string) {
@@ -187,9 +182,7 @@ export function createAuthService(deps: AuthDeps) {
     },
 
     async reset(input: { token: string; password: string }): Promise<void> {
-      const client = await deps.pool.connect();
-      try {
-        await client.query("BEGIN");
+      await withTransaction(deps.pool, async (client) => {
         const target = await store.consumeToken(client, sha256(input.token), "reset");
         if (!target?.user_id) throw new AppError("TOKEN_INVALID");
         const { rows } = await client.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [
@@ -201,13 +194,7 @@ export function createAuthService(deps: AuthDeps) {
         await store.setPassword(client, target.user_id, await hashPassword(input.password, deps.scrypt));
         // A reset is often a response to a compromise: every existing session ends.
         await store.revokeSessionsOf(client, target.user_id);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
   };
 }
