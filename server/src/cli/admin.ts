@@ -102,11 +102,13 @@ async function main(): Promise<number> {
   }
 }
 
+let code: number;
 try {
-  process.exitCode = await main();
+  code = await main();
 } catch (error) {
   const message = error instanceof CommandError || error instanceof ConfigError ? error.message : String(error);
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
-  process.exitCode =
-    error instanceof CommandError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
+  code = error instanceof CommandError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
 }
+// Exit explicitly, so that no library's exit hook decides the exit code.
+process.exit(code);

