@@ -17,6 +17,7 @@ import { registerAuthJobs } from "./domain/auth/auth.jobs.ts";
 import { authHandlers } from "./domain/auth/auth.routes.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
+import { v1Handlers } from "./domain/v1.routes.ts";
 import { workspaceHandlers } from "./domain/workspaces/workspace.routes.ts";
 import { createApp } from "./http/app.ts";
 import { createAuthenticators } from "./http/authenticate.ts";
@@ -106,6 +107,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       handlers: {
         ...authHandlers({ service: auth, pool: db.pool, secureCookies: config.publicBaseUrl.startsWith("https:") }),
         ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool) }),
+        ...v1Handlers(db.pool),
       },
     });
     server = await new Promise<Server>((resolve, reject) => {

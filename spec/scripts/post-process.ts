@@ -9,6 +9,9 @@
  *    replaced by a nullable copy of the referenced schema, with `null` added to its `enum`: OAS 3.0.3 §4.7.24.1
  *    gives `nullable` no effect without a sibling `type`, and a `$ref` to an enum refuses `null`, so tools
  *    would otherwise reject the `null` that the API sends.
+ * 4. In 3.1, an open map (`Record<unknown>`, emitted as `unevaluatedProperties: {}` under sealing) becomes
+ *    `additionalProperties: {}`: the same meaning for a schema without composition, and the form that
+ *    openapi-typescript and most generators read (they would type the map as empty).
  */
 
 type Json = Record<string, unknown>;
@@ -51,6 +54,7 @@ export function postProcess(input: Json): Json {
   }
 
   if (!is31) typeNullableRefs(doc);
+  if (is31) openMaps(doc);
 
   if (Object.keys(webhooks).length > 0) {
     const sorted = Object.fromEntries(Object.entries(webhooks).sort(([a], [b]) => a.localeCompare(b)));
@@ -89,4 +93,18 @@ function typeNullableRefs(doc: Json): void {
     for (const child of Object.values(node)) visit(child);
   };
   visit(doc);
+}
+
+function openMaps(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) openMaps(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  const unevaluated = node.unevaluatedProperties;
+  if (isObject(unevaluated) && Object.keys(unevaluated).length === 0 && node.properties === undefined && node.allOf === undefined) {
+    delete node.unevaluatedProperties;
+    node.additionalProperties = {};
+  }
+  for (const child of Object.values(node)) openMaps(child);
 }

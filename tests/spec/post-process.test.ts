@@ -67,6 +67,29 @@ describe("postProcess", () => {
         },
       },
     },
+    {
+      name: "writes an open map as additionalProperties in 3.1, leaving sealed objects sealed",
+      given: {
+        openapi: "3.1.0",
+        paths: {},
+        components: {
+          schemas: {
+            Attributes: { type: "object", unevaluatedProperties: {} },
+            Closed: { type: "object", properties: { a: { type: "string" } }, unevaluatedProperties: { not: {} } },
+          },
+        },
+      },
+      want: {
+        openapi: "3.1.0",
+        paths: {},
+        components: {
+          schemas: {
+            Attributes: { type: "object", additionalProperties: {} },
+            Closed: { type: "object", properties: { a: { type: "string" } }, unevaluatedProperties: { not: {} } },
+          },
+        },
+      },
+    },
   ];
 
   it.each(cases)("$name", ({ given, want }) => {

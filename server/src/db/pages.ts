@@ -1,0 +1,66 @@
+/**
+ * Keyset pages, newest first, scoped to a workspace. The SQL text is built only from the fixed fragments that the
+ * stores pass (column names, operators); every value is a parameter.
+ */
+import type pg from "pg";
+
+type Db = Pick<pg.PoolClient, "query">;
+
+export interface PageQuery {
+  /** `FROM …` target with its fixed columns, e.g. `SELECT * FROM leads`. */
+  select: string;
+  workspaceId: string;
+  /** Extra conditions as [SQL with one `?` placeholder, value]; undefined values are skipped. */
+  filters: [string, unknown][];
+  limit: number;
+  after: string | undefined;
+}
+
+/** Fetches `limit + 1` rows newest first (the extra row tells whether another page follows). */
+export async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
+  const values: unknown[] = [query.workspaceId];
+  const conditions = ["workspace_id = $1"];
+  for (const [sql, value] of query.filters) {
+    if (value === undefined) continue;
+    values.push(value);
+    conditions.push(sql.replace("?", `$${values.length}`));
+  }
+  if (query.after !== undefined) {
+    values.push(query.after);
+    conditions.push(`id < $${values.length}`);
+  }
+  values.push(query.limit + 1);
+  const { rows } = await db.query<Row & pg.QueryResultRow>(
+    `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return rows;
+}
+
+/** PostgreSQL's unique_violation on a given constraint or index. */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const pgError = error as { code?: string; constraint?: string };
+  return pgError.code === "23505" && pgError.constraint === constraint;
+}
+
+/**
+ * `UPDATE table SET col = value, …, updated_at = now()` on one row of a workspace, returning the row. Column names
+ * come from the caller's fixed list of updatable columns, never from the request.
+ */
+export async function updateRow<Row>(
+  db: Db,
+  table: string,
+  workspaceId: string,
+  id: string,
+  changes: Record<string, unknown>,
+  columns: readonly string[],
+): Promise<Row | undefined> {
+  const names = Object.keys(changes).filter((name) => columns.includes(name));
+  const values: unknown[] = [workspaceId, id, ...names.map((name) => changes[name])];
+  const assignments = [...names.map((name, i) => `${name} = $${i + 3}`), "updated_at = now()"];
+  const { rows } = await db.query<Row & pg.QueryResultRow>(
+    `UPDATE ${table} SET ${assignments.join(", ")} WHERE workspace_id = $1 AND id = $2 RETURNING *`,
+    values,
+  );
+  return rows[0];
+}
