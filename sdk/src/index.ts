@@ -45,7 +45,9 @@ export interface ClientOptions {
 // The contract takes `Idempotency-Key` on POST and PATCH.
 const WRITE_METHODS = new Set(["POST", "PATCH"]);
 
-type ListQuery<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+type ListQuery<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never;
 
 /** Query of a list without its paging parameters, which the iterator handles. */
 type Filters<P extends keyof paths> = Omit<ListQuery<P>, "cursor">;
@@ -107,7 +109,9 @@ export function createClient(options: ClientOptions) {
     conversations: {
       /** @example for await (const conversation of client.conversations.list({ state: "open" })) console.log(conversation.id); */
       list: (filters: Filters<"/v1/conversations"> = {}) =>
-        iterate<Conversation>((cursor) => client.GET("/v1/conversations", { params: { query: { ...filters, cursor } } })),
+        iterate<Conversation>((cursor) =>
+          client.GET("/v1/conversations", { params: { query: { ...filters, cursor } } }),
+        ),
       /** @example for await (const message of client.conversations.messages("conv_01J…")) console.log(message.body); */
       messages: (conversationId: string, filters: Filters<"/v1/conversations/{conversation_id}/messages"> = {}) =>
         iterate<Message>((cursor) =>

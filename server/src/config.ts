@@ -41,6 +41,8 @@ export interface Config {
   readonly mailFrom: string;
   /** log2 of scrypt's N for password hashes (17: OWASP's minimum). */
   readonly passwordHashCost: number;
+  /** How long a write waits for another in flight with the same Idempotency-Key before answering 409. */
+  readonly idempotencyWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -156,6 +158,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     disposableEmailDeny: list("DISPOSABLE_EMAIL_DENY"),
     mailFrom: read("MAIL_FROM") ?? "Service Platform <no-reply@localhost>",
     passwordHashCost: integer("PASSWORD_HASH_COST", 17, 10, 20),
+    idempotencyWaitMs: integer("IDEMPOTENCY_WAIT_MS", 10_000, 1, 60_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

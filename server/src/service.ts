@@ -107,7 +107,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       handlers: {
         ...authHandlers({ service: auth, pool: db.pool, secureCookies: config.publicBaseUrl.startsWith("https:") }),
         ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool) }),
-        ...v1Handlers(db.pool),
+        ...v1Handlers({ pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs }),
       },
     });
     server = await new Promise<Server>((resolve, reject) => {

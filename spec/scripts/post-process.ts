@@ -102,7 +102,12 @@ function openMaps(node: unknown): void {
   }
   if (!isObject(node)) return;
   const unevaluated = node.unevaluatedProperties;
-  if (isObject(unevaluated) && Object.keys(unevaluated).length === 0 && node.properties === undefined && node.allOf === undefined) {
+  if (
+    isObject(unevaluated) &&
+    Object.keys(unevaluated).length === 0 &&
+    node.properties === undefined &&
+    node.allOf === undefined
+  ) {
     delete node.unevaluatedProperties;
     node.additionalProperties = {};
   }

@@ -17,16 +17,28 @@ function workspaceOf(res: Response): string {
   return workspaceId;
 }
 
+export interface WriteOptions {
+  pool: pg.Pool;
+  inFlightWaitMs: number;
+}
+
 /** A write: idempotent when the request has an `Idempotency-Key`, one transaction either way. */
 export function writeHandler(
-  pool: pg.Pool,
+  options: WriteOptions,
   effect: (db: pg.PoolClient, workspaceId: string, req: Request) => Promise<WriteAnswer>,
 ) {
   return async (req: Request, res: Response): Promise<void> => {
     const workspaceId = workspaceOf(res);
     const { answer, replayed } = await idempotentWrite(
-      pool,
-      { workspaceId, key: req.get("idempotency-key"), method: req.method, path: req.path, body: req.body },
+      options.pool,
+      {
+        workspaceId,
+        inFlightWaitMs: options.inFlightWaitMs,
+        key: req.get("idempotency-key"),
+        method: req.method,
+        path: req.path,
+        body: req.body,
+      },
       (db) => effect(db, workspaceId, req),
     );
     if (replayed) res.set("Idempotent-Replayed", "true");
@@ -38,7 +50,8 @@ export function writeHandler(
 
 const param = (req: Request, name: string) => String(req.params[name]);
 
-export function v1Handlers(pool: pg.Pool): OperationHandlers {
+export function v1Handlers(options: WriteOptions): OperationHandlers {
+  const { pool } = options;
   const read =
     <T>(run: (workspaceId: string, req: Request) => Promise<T>) =>
     async (req: Request, res: Response): Promise<void> => {
@@ -47,15 +60,15 @@ export function v1Handlers(pool: pg.Pool): OperationHandlers {
   return {
     Leads_list: read((ws, req) => leads.listLeads(pool, ws, req.query as QueryOf<"Leads_list">)),
     Leads_get: read((ws, req) => leads.getLead(pool, ws, param(req, "lead_id"))),
-    Leads_create: writeHandler(pool, async (db, ws, req) => ({
+    Leads_create: writeHandler(options, async (db, ws, req) => ({
       status: 201,
       body: await leads.createLead(db, ws, req.body as JsonBody<"Leads_create">),
     })),
-    Leads_update: writeHandler(pool, async (db, ws, req) => ({
+    Leads_update: writeHandler(options, async (db, ws, req) => ({
       status: 200,
       body: await leads.updateLead(db, ws, param(req, "lead_id"), req.body as JsonBody<"Leads_update">),
     })),
-    Leads_delete: writeHandler(pool, async (db, ws, req) => {
+    Leads_delete: writeHandler(options, async (db, ws, req) => {
       await leads.deleteLead(db, ws, param(req, "lead_id"));
       return { status: 204, body: null };
     }),
@@ -64,11 +77,11 @@ export function v1Handlers(pool: pg.Pool): OperationHandlers {
       conversations.listConversations(pool, ws, req.query as QueryOf<"Conversations_list">),
     ),
     Conversations_get: read((ws, req) => conversations.getConversation(pool, ws, param(req, "conversation_id"))),
-    Conversations_create: writeHandler(pool, async (db, ws, req) => ({
+    Conversations_create: writeHandler(options, async (db, ws, req) => ({
       status: 201,
       body: await conversations.createConversation(db, ws, req.body as JsonBody<"Conversations_create">),
     })),
-    Conversations_update: writeHandler(pool, async (db, ws, req) => ({
+    Conversations_update: writeHandler(options, async (db, ws, req) => ({
       status: 200,
       body: await conversations.updateConversation(
         db,
@@ -85,7 +98,7 @@ export function v1Handlers(pool: pg.Pool): OperationHandlers {
         req.query as QueryOf<"Conversations_listMessages">,
       ),
     ),
-    Conversations_createMessage: writeHandler(pool, async (db, ws, req) => ({
+    Conversations_createMessage: writeHandler(options, async (db, ws, req) => ({
       status: 201,
       body: await conversations.addMessage(
         db,
@@ -97,11 +110,11 @@ export function v1Handlers(pool: pg.Pool): OperationHandlers {
 
     Tickets_list: read((ws, req) => tickets.listTickets(pool, ws, req.query as QueryOf<"Tickets_list">)),
     Tickets_get: read(async (ws, req) => tickets.toTicket(await tickets.getTicket(pool, ws, param(req, "ticket_id")))),
-    Tickets_create: writeHandler(pool, async (db, ws, req) => ({
+    Tickets_create: writeHandler(options, async (db, ws, req) => ({
       status: 201,
       body: await tickets.createTicket(db, ws, req.body as JsonBody<"Tickets_create">),
     })),
-    Tickets_update: writeHandler(pool, async (db, ws, req) => ({
+    Tickets_update: writeHandler(options, async (db, ws, req) => ({
       status: 200,
       body: await tickets.updateTicket(db, ws, param(req, "ticket_id"), req.body as JsonBody<"Tickets_update">),
     })),

@@ -4,7 +4,7 @@
  * stored answer (`Idempotent-Replayed: true`) instead of writing again.
  *
  * A second request with the same key while the first is in flight waits on the first's row (PostgreSQL's unique
- * index does the waiting, across processes), then replays its answer; past `IN_FLIGHT_WAIT_MS` it is a 409
+ * index does the waiting, across processes), then replays its answer; past `inFlightWaitMs` it is a 409
  * `IDEMPOTENCY_KEY_IN_USE`. The same key with another method, path or body is a 422 `IDEMPOTENCY_KEY_REUSED`.
  * Keys are scoped to the workspace and kept 24 hours; a failed write (an error answer) keeps no key, so that it can
  * be retried.
@@ -15,8 +15,8 @@ import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../http/errors.ts";
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
-/** How long a duplicate waits for the first request before answering 409. */
-export const IN_FLIGHT_WAIT_MS = 10_000;
+/** How long a duplicate waits for the first request before answering 409 (IDEMPOTENCY_WAIT_MS). */
+export const DEFAULT_IN_FLIGHT_WAIT_MS = 10_000;
 /** PostgreSQL's lock_not_available: lock_timeout ran out. */
 const LOCK_NOT_AVAILABLE = "55P03";
 
@@ -27,6 +27,8 @@ export interface WriteAnswer<T = unknown> {
 
 export interface IdempotencyContext {
   workspaceId: string;
+  /** How long to wait for a request in flight with the same key. */
+  inFlightWaitMs: number;
   key: string | undefined;
   method: string;
   path: string;
@@ -67,7 +69,7 @@ export async function idempotentWrite<T>(
   const print = fingerprint(context.method, context.path, context.body);
   try {
     return await withTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL lock_timeout = ${IN_FLIGHT_WAIT_MS}`);
+      await client.query(`SET LOCAL lock_timeout = ${Math.trunc(context.inFlightWaitMs)}`);
       const claimed = await client.query(
         `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, expires_at)
          VALUES ($1, $2, $3, 0, now() + make_interval(hours => $4))
