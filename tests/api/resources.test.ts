@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { clientFor, ok } from "../helpers/sdk.ts";
+import { useTestService } from "../helpers/service.ts";
+
+const service = useTestService({ API_RATE_LIMIT_PER_MINUTE: "100000" });
+
+describe("conversations and messages through the SDK", () => {
+  it("creates a conversation with its first message, lists and adds messages, and records conversation.created", async () => {
+    const client = await clientFor(service());
+    const lead = ok(await client.POST("/v1/leads", { body: { email: "lead@example.com" } }));
+    const conversation = ok(
+      await client.POST("/v1/conversations", {
+        body: {
+          lead_id: lead.id,
+          subject: "Pricing",
+          channel: "chat",
+          message: { author: { type: "lead", id: lead.id }, body: "Annual billing?" },
+        },
+      }),
+    );
+    expect(conversation).toMatchObject({
+      object: "conversation",
+      state: "open",
+      message_count: 1,
+      lead_id: lead.id,
+      priority: "normal",
+    });
+    const reply = ok(
+      await client.POST("/v1/conversations/{conversation_id}/messages", {
+        params: { path: { conversation_id: conversation.id } },
+        body: { author: { type: "agent", id: "agent@example.com" }, body: "Yes.", visibility: "public" },
+      }),
+    );
+    const bodies: string[] = [];
+    for await (const message of client.conversations.messages(conversation.id)) bodies.push(message.body);
+    expect(bodies).toEqual(["Yes.", "Annual billing?"]);
+    const after = ok(
+      await client.GET("/v1/conversations/{conversation_id}", {
+        params: { path: { conversation_id: conversation.id } },
+      }),
+    );
+    expect(after).toMatchObject({ message_count: 2, last_message_at: reply.created_at });
+
+    const events = [];
+    for await (const event of client.events.list({ type: "conversation.created" })) events.push(event);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data.object).toEqual(conversation);
+
+    const byLead = [];
+    for await (const item of client.conversations.list({ lead_id: lead.id, state: "open" })) byLead.push(item.id);
+    expect(byLead).toEqual([conversation.id]);
+  });
+
+  it("snoozes until a future time, reopens, closes, and refuses illegal moves", async () => {
+    const client = await clientFor(service());
+    const { id } = ok(await client.POST("/v1/conversations", { body: {} }));
+    const path = { params: { path: { conversation_id: id } } };
+    const noTime = await client.PATCH("/v1/conversations/{conversation_id}", { ...path, body: { state: "snoozed" } });
+    expect(noTime.error).toMatchObject({ code: "VALIDATION_FAILED" });
+    const past = await client.PATCH("/v1/conversations/{conversation_id}", {
+      ...path,
+      body: { state: "snoozed", snoozed_until: new Date(Date.now() - 1000).toISOString() },
+    });
+    expect(past.error).toMatchObject({ code: "VALIDATION_FAILED" });
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const snoozed = ok(
+      await client.PATCH("/v1/conversations/{conversation_id}", {
+        ...path,
+        body: { state: "snoozed", snoozed_until: until },
+      }),
+    );
+    expect(snoozed).toMatchObject({ state: "snoozed", snoozed_until: until });
+    const closed = ok(
+      await client.PATCH("/v1/conversations/{conversation_id}", { ...path, body: { state: "closed" } }),
+    );
+    expect(closed).toMatchObject({ state: "closed", snoozed_until: null });
+    const resnooze = await client.PATCH("/v1/conversations/{conversation_id}", {
+      ...path,
+      body: { state: "snoozed", snoozed_until: until },
+    });
+    expect(resnooze.error).toMatchObject({ status: 409, code: "INVALID_STATE_TRANSITION" });
+    expect(
+      ok(
+        await client.PATCH("/v1/conversations/{conversation_id}", { ...path, body: { state: "open", assignee: "bo" } }),
+      ),
+    ).toMatchObject({
+      state: "open",
+      assignee: "bo",
+    });
+  });
+});
+
+describe("tickets through the SDK", () => {
+  it("numbers tickets per workspace from 1 without gaps, even when created concurrently", async () => {
+    const client = await clientFor(service());
+    const other = await clientFor(service());
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.POST("/v1/tickets", { body: { subject: `t${i}` } })),
+    );
+    expect(created.map((answer) => ok(answer).number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    expect(ok(await other.POST("/v1/tickets", { body: { subject: "first elsewhere" } })).number).toBe(1);
+    // A refused creation (unknown lead) gives its number back.
+    const refused = await client.POST("/v1/tickets", {
+      body: { subject: "x", lead_id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7" },
+    });
+    expect(refused.error).toMatchObject({ code: "LEAD_NOT_FOUND" });
+    expect(ok(await client.POST("/v1/tickets", { body: { subject: "next" } })).number).toBe(21);
+  });
+
+  it("follows the legal status moves, stamps solved_at and closed_at, and never goes back to new", async () => {
+    const client = await clientFor(service());
+    const ticket = ok(await client.POST("/v1/tickets", { body: { subject: "Export broken", priority: "high" } }));
+    const path = { params: { path: { ticket_id: ticket.id } } };
+    const solved = ok(await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { status: "solved" } }));
+    expect(solved.solved_at).not.toBeNull();
+    const reopened = ok(await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { status: "open" } }));
+    expect(reopened).toMatchObject({ status: "open", solved_at: null });
+    const backToNew = await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { status: "new" } });
+    expect(backToNew.error).toMatchObject({ status: 409, code: "INVALID_STATE_TRANSITION" });
+    const closed = ok(await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { status: "closed" } }));
+    expect(closed.closed_at).not.toBeNull();
+    for (const status of ["new", "open", "solved"] as const) {
+      const moved = await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { status } });
+      expect(moved.error, status).toMatchObject({ code: "INVALID_STATE_TRANSITION" });
+    }
+  });
+
+  it("records ticket.updated on creation and on each real change, with the changed fields and their old values", async () => {
+    const client = await clientFor(service());
+    const ticket = ok(await client.POST("/v1/tickets", { body: { subject: "Slow", tags: ["perf"] } }));
+    const path = { params: { path: { ticket_id: ticket.id } } };
+    ok(await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { priority: "urgent", subject: "Slow" } }));
+    ok(await client.PATCH("/v1/tickets/{ticket_id}", { ...path, body: { subject: "Slow" } }));
+    const events = [];
+    for await (const event of client.events.list({ type: "ticket.updated" })) events.push(event);
+    expect(events).toHaveLength(2);
+    const [change, creation] = events as [(typeof events)[number], (typeof events)[number]];
+    expect(creation.data).toMatchObject({
+      changed_fields: expect.arrayContaining(["subject", "status", "priority", "tags"]),
+      previous_attributes: {},
+    });
+    expect(change.data).toMatchObject({ changed_fields: ["priority"], previous_attributes: { priority: "normal" } });
+    expect(change.data.object).toMatchObject({ id: ticket.id, priority: "urgent" });
+  });
+
+  it("filters tickets by status, priority and lead", async () => {
+    const client = await clientFor(service());
+    const lead = ok(await client.POST("/v1/leads", { body: { name: "L" } }));
+    const a = ok(await client.POST("/v1/tickets", { body: { subject: "a", lead_id: lead.id, priority: "low" } }));
+    ok(await client.POST("/v1/tickets", { body: { subject: "b", status: "open" } }));
+    const ids = async (filters: Parameters<typeof client.tickets.list>[0]) => {
+      const out: string[] = [];
+      for await (const ticket of client.tickets.list(filters)) out.push(ticket.id);
+      return out;
+    };
+    expect(await ids({ lead_id: lead.id })).toEqual([a.id]);
+    expect(await ids({ priority: "low" })).toEqual([a.id]);
+    expect(await ids({ status: "open" })).toHaveLength(1);
+  });
+});
