@@ -10,7 +10,7 @@
  * SHUTDOWN_TIMEOUT_MS), then close the queue, Redis and PostgreSQL.
  */
 import { ConfigError, loadConfig } from "./config.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, flushLogs } from "./logger.ts";
 import { startService } from "./service.ts";
 
 const ROLES = ["start", "api", "worker", "migrate"] as const;
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const service = await startService(config, logger, role);
   if (role === "migrate") {
     await service.stop();
+    flushLogs(logger);
     return;
   }
 
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     try {
       await service.stop();
       logger.info("stopped");
+      flushLogs(logger);
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, "shutdown failed");

@@ -113,10 +113,10 @@ describe("problem+json for every failure the HTTP layer catches", () => {
   });
 
   it("answers 501 NOT_IMPLEMENTED for an operation of the contract that is not built yet", async () => {
-    const { key } = await workspaceWithKey(service(), ["events:read"]);
-    const response = await service().fetch("/v1/events", { headers: { authorization: `Bearer ${key}` } });
+    const { key } = await workspaceWithKey(service(), ["webhooks:read"]);
+    const response = await service().fetch("/v1/webhooks", { headers: { authorization: `Bearer ${key}` } });
     const body = await expectProblem(response, 501, "NOT_IMPLEMENTED");
-    expect(body.detail).toContain("Events_list");
+    expect(body.detail).toContain("Webhooks_list");
   });
 
   it("never answers HTML, even for a path with odd characters", async () => {

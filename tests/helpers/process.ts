@@ -38,8 +38,11 @@ export async function runServer(args: string[], env: NodeJS.ProcessEnv, timeoutM
       reject(new Error(`server exited with ${code}\n${stderr}`));
     });
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      // Keep the first lines and the last ones (for shutdown checks); a busy server logs every request.
+      if (logs.length > 1000) logs.splice(100, logs.length - 500);
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.msg === "request") return;
         logs.push(entry);
         if (entry.msg === "API listening" && typeof entry.url === "string") {
           clearTimeout(timer);

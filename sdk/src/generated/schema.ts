@@ -911,7 +911,7 @@ export interface components {
              * @description How long the old key keeps working, in seconds (0 to 7 days).
              * @default 86400
              */
-            overlap_seconds: number;
+            overlap_seconds?: number;
         };
         /** @description A key with its value, returned only once, on creation or rotation. */
         ApiKeyWithSecret: {
@@ -988,10 +988,10 @@ export interface components {
             lead_id?: components["schemas"]["LeadId"];
             subject?: string;
             /** @default api */
-            channel: components["schemas"]["Channel"];
+            channel?: components["schemas"]["Channel"];
             assignee?: string;
             /** @default normal */
-            priority: components["schemas"]["Priority"];
+            priority?: components["schemas"]["Priority"];
             message?: components["schemas"]["MessageCreate"];
         };
         /** @description The data of `conversation.created`. */
@@ -1295,7 +1295,7 @@ export interface components {
             name?: string;
             company?: string;
             /** @default new */
-            status: components["schemas"]["LeadStatus"];
+            status?: components["schemas"]["LeadStatus"];
             source?: string;
             tags?: components["schemas"]["Tag"][];
             custom_attributes?: {
@@ -1379,7 +1379,7 @@ export interface components {
             author: components["schemas"]["MessageAuthor"];
             body: string;
             /** @default public */
-            visibility: components["schemas"]["MessageVisibility"];
+            visibility?: components["schemas"]["MessageVisibility"];
         };
         /**
          * @description Id of a message.
@@ -1539,9 +1539,9 @@ export interface components {
             subject: string;
             description?: string;
             /** @default new */
-            status: components["schemas"]["TicketStatus"];
+            status?: components["schemas"]["TicketStatus"];
             /** @default normal */
-            priority: components["schemas"]["Priority"];
+            priority?: components["schemas"]["Priority"];
             lead_id?: components["schemas"]["LeadId"];
             conversation_id?: components["schemas"]["ConversationId"];
             assignee?: string;
@@ -1728,7 +1728,7 @@ export interface components {
             events: components["schemas"]["EventType"][];
             description?: string;
             /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /**
          * @description Why a subscription was disabled.
@@ -1753,7 +1753,7 @@ export interface components {
         /** @description Send a sample event of this type to the subscription. */
         WebhookTestRequest: {
             /** @default lead.captured */
-            event_type: components["schemas"]["EventType"];
+            event_type?: components["schemas"]["EventType"];
         };
         /** @description The fields to change. Setting `enabled` to true re-enables a disabled subscription. */
         WebhookUpdate: {
