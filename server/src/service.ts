@@ -12,6 +12,7 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { createApiKeyService } from "./domain/api-keys/api-keys.service.ts";
+import { createApiKeyCache } from "./domain/api-keys/key-cache.ts";
 import { createLastUsedTracker } from "./domain/api-keys/last-used.ts";
 import { registerAuthJobs } from "./domain/auth/auth.jobs.ts";
 import { authHandlers } from "./domain/auth/auth.routes.ts";
@@ -77,6 +78,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     logger,
   });
   const lastUsed = createLastUsedTracker(db.pool, logger);
+  const keys = await createApiKeyCache({ pool: db.pool, databaseUrl: db.url, logger });
 
   const readiness: ReadinessCheck[] = [
     { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
@@ -103,7 +105,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       openapi: loadOpenApiDocument(),
       readiness,
       isShuttingDown: () => shuttingDown,
-      authenticators: createAuthenticators({ pool: db.pool, limiters, lastUsed }),
+      authenticators: createAuthenticators({ pool: db.pool, keys, limiters, lastUsed }),
       handlers: {
         ...authHandlers({ service: auth, pool: db.pool, secureCookies: config.publicBaseUrl.startsWith("https:") }),
         ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool) }),
@@ -136,6 +138,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         clearTimeout(timer);
       }
       await lastUsed.stop();
+      await keys.stop();
       await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });
       redis?.disconnect();
       await db.close();

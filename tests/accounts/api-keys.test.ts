@@ -161,3 +161,31 @@ describe("API keys in the developer settings", () => {
     );
   });
 });
+
+describe("the API key cache of another server process", () => {
+  it("forgets a revoked key at once, so that no server accepts it after the revocation commits", async () => {
+    const { loadConfig } = await import("../../server/src/config.ts");
+    const { startService } = await import("../../server/src/service.ts");
+    const pino = (await import("pino")).default;
+    const other = await startService(loadConfig({ ...service().env, PORT: "0" }), pino({ level: "silent" }), "api");
+    try {
+      const me = await owner();
+      const { key, id } = await createKey(me, { name: "shared", scopes: ["events:read"] });
+      const viaOther = () => fetch(`${other.url}/v1/events`, bearer(key));
+      expect((await viaOther()).status, "now cached by the other server").toBe(200);
+      expect((await viaOther()).status).toBe(200);
+      expect((await service().fetch(`/api/workspace/api-keys/${id}`, asOwner(me, { method: "DELETE" }))).status).toBe(
+        204,
+      );
+      // The notification arrives asynchronously, moments after the commit.
+      let status = 200;
+      for (let i = 0; i < 50 && status === 200; i++) {
+        status = (await viaOther()).status;
+        if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await other.stop();
+    }
+  });
+});

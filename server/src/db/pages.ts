@@ -2,6 +2,7 @@
  * Keyset pages, newest first, scoped to a workspace. The SQL text is built only from the fixed fragments that the
  * stores pass (column names, operators); every value is a parameter.
  */
+import { createHash } from "node:crypto";
 import type pg from "pg";
 
 type Db = Pick<pg.PoolClient, "query">;
@@ -30,11 +31,17 @@ export async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
     conditions.push(`id < $${values.length}`);
   }
   values.push(query.limit + 1);
-  const { rows } = await db.query<Row & pg.QueryResultRow>(
-    `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`,
-    values,
-  );
+  const text = `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`;
+  const { rows } = await db.query<Row & pg.QueryResultRow>({ name: statementName(text), text, values });
   return rows;
+}
+
+/**
+ * A name for a prepared statement: pg prepares a named statement once per connection, so PostgreSQL stops parsing
+ * and planning the same list query on every call. Each filter combination is one text, so one statement.
+ */
+export function statementName(text: string): string {
+  return `s_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
 }
 
 /** PostgreSQL's unique_violation on a given constraint or index. */

@@ -4,8 +4,8 @@
  *
  * `ApiKeyBearer`: `Authorization: Bearer <API_KEY>` (RFC 6750 §2.1). Missing, malformed, unknown, revoked or
  * expired is a 401 `UNAUTHENTICATED` with `WWW-Authenticate: Bearer` (RFC 6750 §3); a key without the operation's
- * scope is a 403 `INSUFFICIENT_SCOPE` with `error="insufficient_scope"` (RFC 6750 §3.1). The lookup is one indexed
- * query on the key's SHA-256 (no KDF: keys carry 190 random bits).
+ * scope is a 403 `INSUFFICIENT_SCOPE` with `error="insufficient_scope"` (RFC 6750 §3.1). The lookup is by the key's
+ * SHA-256 (no KDF: keys carry 190 random bits), through a cache that revocation clears at once (key-cache.ts).
  *
  * `SessionCookie`: the `sid` cookie. Writes must carry `X-CSRF-Token`, an HMAC of the session token that only a
  * same-origin page can read from `GET /api/auth/session`.
@@ -13,7 +13,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type pg from "pg";
-import * as keyStore from "../domain/api-keys/api-keys.store.ts";
+import type { ApiKeyCache } from "../domain/api-keys/key-cache.ts";
 import { isWellFormedApiKey } from "../domain/api-keys/key-format.ts";
 import type { LastUsedTracker } from "../domain/api-keys/last-used.ts";
 import { csrfTokenFor } from "../domain/auth/auth.service.ts";
@@ -76,6 +76,7 @@ function sameToken(a: string, b: string): boolean {
 
 export function createAuthenticators(deps: {
   pool: pg.Pool;
+  keys: ApiKeyCache;
   limiters: Limiters;
   lastUsed: LastUsedTracker;
 }): Authenticators {
@@ -96,7 +97,7 @@ export function createAuthenticators(deps: {
         const token = parseBearer(req.headers.authorization);
         if (token === undefined) throw unauthenticated("Send the API key as `Authorization: Bearer <API_KEY>`.");
         // The checksum refuses mistyped and invented keys before any lookup.
-        const row = isWellFormedApiKey(token) ? await keyStore.findActiveByHash(deps.pool, sha256(token)) : undefined;
+        const row = isWellFormedApiKey(token) ? await deps.keys.find(sha256(token)) : undefined;
         if (!row) throw unauthenticated("The API key is not valid: unknown, revoked or expired.");
         const missing = operation.scopes.filter((scope) => !row.scopes.includes(scope));
         if (missing.length > 0) {

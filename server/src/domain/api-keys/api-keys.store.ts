@@ -65,11 +65,17 @@ export async function getKey(
   return rows[0];
 }
 
+/** Tells every process's key cache (key-cache.ts) to forget this key; delivered when the transaction commits. */
+async function announceChange(db: Db, id: string): Promise<void> {
+  await db.query("SELECT pg_notify('api_key_changed', $1)", [id]);
+}
+
 export async function revokeKey(db: Db, workspaceId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query(
     "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_id = $1 AND id = $2",
     [workspaceId, id],
   );
+  if (rowCount) await announceChange(db, id);
   return (rowCount ?? 0) > 0;
 }
 
@@ -80,15 +86,17 @@ export async function expireAfter(db: Db, id: string, overlapSeconds: number): P
       WHERE id = $1`,
     [id, overlapSeconds],
   );
+  await announceChange(db, id);
 }
 
 /** The hot path of every /v1 call: one indexed lookup, no KDF. */
 export async function findActiveByHash(db: Db, secretHash: Buffer): Promise<ApiKeyRow | undefined> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${COLUMNS} FROM api_keys
+  const { rows } = await db.query<ApiKeyRow>({
+    name: "api-key-by-hash",
+    text: `SELECT ${COLUMNS} FROM api_keys
       WHERE secret_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-    [secretHash],
-  );
+    values: [secretHash],
+  });
   return rows[0];
 }
 

@@ -16,10 +16,13 @@ export interface LastUsedTracker {
 
 export function createLastUsedTracker(pool: pg.Pool, logger: Logger, flushIntervalMs = 15_000): LastUsedTracker {
   const pending = new Map<string, Date>();
+  // What this process last wrote per key: lookups may come from a cache whose last_used_at is older.
+  const written = new Map<string, number>();
   const flush = async () => {
     if (pending.size === 0) return;
     const uses = [...pending].map(([id, at]) => ({ id, at }));
     pending.clear();
+    for (const use of uses) written.set(use.id, use.at.getTime());
     try {
       await recordLastUsed(pool, uses);
     } catch (error) {
@@ -30,7 +33,8 @@ export function createLastUsedTracker(pool: pg.Pool, logger: Logger, flushInterv
   timer.unref();
   return {
     touch(keyId, storedLastUsedAt, now = new Date()) {
-      if (storedLastUsedAt && now.getTime() - storedLastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+      const latest = Math.max(storedLastUsedAt?.getTime() ?? 0, written.get(keyId) ?? 0);
+      if (now.getTime() - latest < LAST_USED_RESOLUTION_MS || pending.has(keyId)) return;
       pending.set(keyId, now);
     },
     flush,

@@ -68,40 +68,45 @@ export async function idempotentWrite<T>(
   const key = context.key;
   const print = fingerprint(context.method, context.path, context.body);
   try {
-    return await withTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL lock_timeout = ${Math.trunc(context.inFlightWaitMs)}`);
-      const claimed = await client.query(
-        `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, expires_at)
+    return await withTransaction(
+      pool,
+      async (client) => {
+        const claimed = await client.query(
+          `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, expires_at)
          VALUES ($1, $2, $3, 0, now() + make_interval(hours => $4))
          ON CONFLICT (workspace_id, key) DO UPDATE
            SET fingerprint = EXCLUDED.fingerprint, response_status = 0, response_body = NULL,
                created_at = now(), expires_at = EXCLUDED.expires_at
            WHERE idempotency_keys.expires_at <= now()
          RETURNING 1`,
-        [context.workspaceId, key, print, IDEMPOTENCY_TTL_HOURS],
-      );
-      if (claimed.rowCount === 0) {
-        const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: T }>(
-          "SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2",
-          [context.workspaceId, key],
+          [context.workspaceId, key, print, IDEMPOTENCY_TTL_HOURS],
         );
-        const stored = rows[0];
-        if (!stored) throw new AppError("IDEMPOTENCY_KEY_IN_USE");
-        if (!stored.fingerprint.equals(print)) {
-          throw new AppError("IDEMPOTENCY_KEY_REUSED", {
-            detail: "This Idempotency-Key was used with another method, path or body; use a new key for a new request.",
-          });
+        if (claimed.rowCount === 0) {
+          const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: T }>(
+            "SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2",
+            [context.workspaceId, key],
+          );
+          const stored = rows[0];
+          if (!stored) throw new AppError("IDEMPOTENCY_KEY_IN_USE");
+          if (!stored.fingerprint.equals(print)) {
+            throw new AppError("IDEMPOTENCY_KEY_REUSED", {
+              detail:
+                "This Idempotency-Key was used with another method, path or body; use a new key for a new request.",
+            });
+          }
+          return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
         }
-        return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
-      }
-      await client.query("SET LOCAL lock_timeout = 0");
-      const answer = await effect(client);
-      await client.query(
-        "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2",
-        [context.workspaceId, key, answer.status, JSON.stringify(answer.body ?? null)],
-      );
-      return { answer, replayed: false };
-    });
+        await client.query("SET LOCAL lock_timeout = 0");
+        const answer = await effect(client);
+        await client.query(
+          "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2",
+          [context.workspaceId, key, answer.status, JSON.stringify(answer.body ?? null)],
+        );
+        return { answer, replayed: false };
+      },
+      // The wait for a duplicate in flight: the claim below blocks on its uncommitted row at most this long.
+      `SET LOCAL lock_timeout = ${Math.trunc(context.inFlightWaitMs)}`,
+    );
   } catch (error) {
     if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
       throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
