@@ -15,6 +15,7 @@ import type { Authenticators } from "./authenticate.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import { type OperationHandlers, operationsRouter } from "./operations.ts";
 import { requestContext } from "./request-context.ts";
+import { cacheRouteRegexps } from "./route-regex-cache.ts";
 
 export interface AppDeps {
   config: Pick<Config, "trustProxy" | "bodyLimitBytes" | "validateResponses">;
@@ -28,6 +29,7 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
+  cacheRouteRegexps();
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", deps.config.trustProxy);

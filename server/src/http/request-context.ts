@@ -21,15 +21,30 @@ export function requestContext(options: { logger: Logger; metrics: Metrics }) {
     const started = process.hrtime.bigint();
     const requestId = newId("request");
     res.locals.requestId = requestId;
-    res.locals.log = options.logger.child({ request_id: requestId });
+    // The child logger is made on first use only (errors, debug lines): most requests log just the access line.
+    let child: Logger | undefined;
+    Object.defineProperty(res.locals, "log", {
+      get: () => {
+        child ??= options.logger.child({ request_id: requestId });
+        return child;
+      },
+      configurable: true,
+    });
     res.setHeader("Request-Id", requestId);
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The route template, never the raw path: ids in paths would explode the label set.
       const route = (req.route?.path as string | undefined) ?? "unmatched";
       options.metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      res.locals.log.info(
-        { method: req.method, path: req.path, route, status: res.statusCode, duration_ms: Math.round(seconds * 1000) },
+      options.logger.info(
+        {
+          request_id: requestId,
+          method: req.method,
+          path: req.path,
+          route,
+          status: res.statusCode,
+          duration_ms: Math.round(seconds * 1000),
+        },
         "request",
       );
     });
