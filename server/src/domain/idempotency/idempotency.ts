@@ -1,10 +1,10 @@
 /**
- * Idempotent writes. With an `Idempotency-Key`, the key is claimed, the effect runs and its answer is stored, all
- * in one transaction: a crash leaves neither the effect nor the key, and a retry after a success replays the
- * stored answer (`Idempotent-Replayed: true`) instead of writing again.
+ * Idempotent writes. With an `Idempotency-Key`, the effect runs and its answer is stored under the key in one
+ * transaction: a crash leaves neither the effect nor the key, and a retry after a success replays the stored
+ * answer (`Idempotent-Replayed: true`) instead of writing again.
  *
- * A second request with the same key while the first is in flight waits on the first's row (PostgreSQL's unique
- * index does the waiting, across processes), then replays its answer; past `inFlightWaitMs` it is a 409
+ * A second request with the same key while the first is in flight waits on the first's key row (PostgreSQL's
+ * unique index does the waiting, across processes), then replays its answer; past `inFlightWaitMs` it is a 409
  * `IDEMPOTENCY_KEY_IN_USE`. The same key with another method, path or body is a 422 `IDEMPOTENCY_KEY_REUSED`.
  * Keys are scoped to the workspace and kept 24 hours; a failed write (an error answer) keeps no key, so that it can
  * be retried.
@@ -53,9 +53,32 @@ export function fingerprint(method: string, path: string, body: unknown): Buffer
     .digest();
 }
 
+interface StoredAnswer<T> {
+  fingerprint: Buffer;
+  response_status: number;
+  response_body: T;
+}
+
+function replayOf<T>(stored: StoredAnswer<T>, print: Buffer): { answer: WriteAnswer<T>; replayed: true } {
+  if (!stored.fingerprint.equals(print)) {
+    throw new AppError("IDEMPOTENCY_KEY_REUSED", {
+      detail: "This Idempotency-Key was used with another method, path or body; use a new key for a new request.",
+    });
+  }
+  return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
+}
+
+/** Another request with the same key committed first: this transaction's effect is rolled back. */
+class KeyTakenMeanwhile extends Error {}
+
 /**
  * Runs `effect` in a transaction, idempotently when `context.key` is set. Returns the answer and whether it is a
  * replay.
+ *
+ * With a key, the statements are arranged to cost two round trips more than a plain write: the look-up of a stored
+ * answer travels with BEGIN, and the key is recorded with the lock timeout in one statement before COMMIT. The key
+ * row is inserted after the effect: a duplicate that runs meanwhile blocks on that insert until the first commits,
+ * then rolls its own effect back and replays the first answer.
  */
 export async function idempotentWrite<T>(
   pool: pg.Pool,
@@ -65,49 +88,46 @@ export async function idempotentWrite<T>(
   if (context.key === undefined) {
     return { answer: await withTransaction(pool, effect), replayed: false };
   }
-  const key = context.key;
   const print = fingerprint(context.method, context.path, context.body);
+  const client = await pool.connect();
+  // Parameters cannot travel in a multi-statement query: values are escaped by pg (escapeLiteral), the key is
+  // printable ASCII (the contract's pattern), and the fingerprint is hex.
+  const workspace = client.escapeLiteral(context.workspaceId);
+  const key = client.escapeLiteral(context.key);
+  const lookup = `SELECT fingerprint, response_status, response_body FROM idempotency_keys
+    WHERE workspace_id = ${workspace} AND key = ${key} AND expires_at > now()`;
   try {
-    return await withTransaction(
-      pool,
-      async (client) => {
-        const claimed = await client.query(
-          `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, expires_at)
-         VALUES ($1, $2, $3, 0, now() + make_interval(hours => $4))
-         ON CONFLICT (workspace_id, key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, response_status = 0, response_body = NULL,
-               created_at = now(), expires_at = EXCLUDED.expires_at
-           WHERE idempotency_keys.expires_at <= now()
-         RETURNING 1`,
-          [context.workspaceId, key, print, IDEMPOTENCY_TTL_HOURS],
-        );
-        if (claimed.rowCount === 0) {
-          const { rows } = await client.query<{ fingerprint: Buffer; response_status: number; response_body: T }>(
-            "SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE workspace_id = $1 AND key = $2",
-            [context.workspaceId, key],
-          );
-          const stored = rows[0];
-          if (!stored) throw new AppError("IDEMPOTENCY_KEY_IN_USE");
-          if (!stored.fingerprint.equals(print)) {
-            throw new AppError("IDEMPOTENCY_KEY_REUSED", {
-              detail:
-                "This Idempotency-Key was used with another method, path or body; use a new key for a new request.",
-            });
-          }
-          return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
-        }
-        await client.query("SET LOCAL lock_timeout = 0");
-        const answer = await effect(client);
-        await client.query(
-          "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2",
-          [context.workspaceId, key, answer.status, JSON.stringify(answer.body ?? null)],
-        );
-        return { answer, replayed: false };
-      },
-      // The wait for a duplicate in flight: the claim below blocks on its uncommitted row at most this long.
-      `SET LOCAL lock_timeout = ${Math.trunc(context.inFlightWaitMs)}`,
-    );
+    const [, found] = (await client.query(`BEGIN; ${lookup}`)) as unknown as [
+      pg.QueryResult,
+      pg.QueryResult<StoredAnswer<T>>,
+    ];
+    const stored = found.rows[0];
+    if (stored) {
+      await client.query("ROLLBACK");
+      return replayOf(stored, print);
+    }
+    const answer = await effect(client);
+    const record = await client.query(`SET LOCAL lock_timeout = ${Math.trunc(context.inFlightWaitMs)};
+      INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, expires_at)
+      VALUES (${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
+              ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb,
+              now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
+      ON CONFLICT (workspace_id, key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+            response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
+        WHERE idempotency_keys.expires_at <= now()
+      RETURNING 1`);
+    if (!(record as unknown as pg.QueryResult[])[1]?.rowCount) throw new KeyTakenMeanwhile();
+    await client.query("COMMIT");
+    return { answer, replayed: false };
   } catch (error) {
+    // Whatever failed, the effect is undone (outside a transaction, ROLLBACK only warns).
+    await client.query("ROLLBACK").catch(() => undefined);
+    if (error instanceof KeyTakenMeanwhile) {
+      const { rows } = await client.query<StoredAnswer<T>>(lookup);
+      if (rows[0]) return replayOf(rows[0], print);
+      throw new AppError("IDEMPOTENCY_KEY_IN_USE", { headers: { "Retry-After": "1" } });
+    }
     if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
       throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
         detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
@@ -116,5 +136,7 @@ export async function idempotentWrite<T>(
       });
     }
     throw error;
+  } finally {
+    client.release();
   }
 }
