@@ -3,6 +3,7 @@
  *   spec/generated/openapi.yaml       OpenAPI 3.1 (the reference document)
  *   spec/generated/openapi.3.0.yaml   OpenAPI 3.0, for tools that only read 3.0
  *   sdk/src/generated/schema.ts       TypeScript types (openapi-typescript), imported by the SDK and the server
+ *   webhook-verifier/src/generated/events.ts   the event types alone, for the zero-dependency verifier
  *
  * `--check` builds the same in memory and fails when a committed file differs: CI runs it, so a `.tsp` change
  * without regeneration cannot land.
@@ -15,7 +16,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { parse, stringify } from "yaml";
-import { postProcess } from "./post-process.ts";
+import { eventSchemasOnly, postProcess } from "./post-process.ts";
 
 const specDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -74,10 +75,18 @@ async function main(): Promise<void> {
   const schemaTs =
     TS_BANNER + astToString(await openapiTS(doc31 as any, { alphabetize: false, defaultNonNullable: false }));
 
+  // biome-ignore lint/suspicious/noExplicitAny: openapi-typescript takes its own OpenAPI3 type.
+  const eventsTs =
+    TS_BANNER +
+    astToString(
+      await openapiTS(eventSchemasOnly(doc31, "Event") as any, { alphabetize: false, defaultNonNullable: false }),
+    );
+
   const artifacts: Record<string, string> = {
     [join(repoDir, "spec", "generated", "openapi.yaml")]: toYaml(doc31),
     [join(repoDir, "spec", "generated", "openapi.3.0.yaml")]: toYaml(doc30),
     [join(repoDir, "sdk", "src", "generated", "schema.ts")]: schemaTs,
+    [join(repoDir, "webhook-verifier", "src", "generated", "events.ts")]: eventsTs,
   };
 
   const stale: string[] = [];

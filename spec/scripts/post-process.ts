@@ -113,3 +113,37 @@ function openMaps(node: unknown): void {
   }
   for (const child of Object.values(node)) openMaps(child);
 }
+
+/**
+ * A document with only `root` and the component schemas it references, transitively: the event types for the
+ * webhook verifier, which must not depend on the whole API's types.
+ */
+export function eventSchemasOnly(doc: Json, root: string): Json {
+  const components = isObject(doc.components) ? doc.components : {};
+  const schemas = isObject(components.schemas) ? components.schemas : {};
+  const keep = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (!isObject(node)) return;
+    const ref = node.$ref;
+    if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
+      const name = ref.slice("#/components/schemas/".length);
+      if (!keep.has(name)) {
+        keep.add(name);
+        visit(schemas[name]);
+      }
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  keep.add(root);
+  visit(schemas[root]);
+  const kept = Object.fromEntries(
+    Object.keys(schemas)
+      .filter((name) => keep.has(name))
+      .map((name) => [name, schemas[name]]),
+  );
+  return { openapi: doc.openapi, info: doc.info, paths: {}, components: { schemas: kept } };
+}
