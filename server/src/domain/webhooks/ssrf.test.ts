@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { blockedAddress, checkWebhookUrl } from "./ssrf.ts";
+
+describe("blockedAddress", () => {
+  it.each([
+    ["127.0.0.1", "loopback"],
+    ["10.1.2.3", "private"],
+    ["172.16.0.1", "private"],
+    ["192.168.1.1", "private"],
+    ["169.254.169.254", "linkLocal"],
+    ["100.64.0.1", "carrierGradeNat"],
+    ["0.0.0.0", "unspecified"],
+    ["224.0.0.1", "multicast"],
+    ["::1", "loopback"],
+    ["fe80::1", "linkLocal"],
+    ["fd00:ec2::254", "uniqueLocal"],
+    ["::ffff:127.0.0.1", "IPv4-mapped loopback"],
+    ["::ffff:169.254.169.254", "IPv4-mapped linkLocal"],
+  ])("refuses %s (%s)", (address, reason) => {
+    expect(blockedAddress(address)).toBe(reason);
+  });
+
+  it.each(["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])(
+    "allows the public address %s",
+    (address) => {
+      expect(blockedAddress(address)).toBeUndefined();
+    },
+  );
+});
+
+describe("checkWebhookUrl", () => {
+  const resolveTo = (...addresses: string[]) => ({ allowPrivateNetworks: false, resolve: async () => addresses });
+
+  it.each([
+    ["http://hooks.example.com/x", /https/],
+    ["https://user:pass@hooks.example.com/x", /credentials/],
+    ["https://127.0.0.1/x", /loopback/],
+    ["https://[::1]/x", /loopback/],
+    ["https://169.254.169.254/latest/meta-data", /linkLocal/],
+    ["not a url", /parse/],
+  ])("refuses %s", async (url, reason) => {
+    await expect(checkWebhookUrl(url, resolveTo("93.184.216.34"))).rejects.toMatchObject({
+      code: "WEBHOOK_URL_NOT_ALLOWED",
+      detail: expect.stringMatching(reason),
+    });
+  });
+
+  it("refuses a name that resolves to a private address, even among public ones", async () => {
+    await expect(
+      checkWebhookUrl("https://internal.example.com/x", resolveTo("93.184.216.34", "10.0.0.5")),
+    ).rejects.toMatchObject({
+      code: "WEBHOOK_URL_NOT_ALLOWED",
+    });
+  });
+
+  it("accepts a name that resolves to public addresses only", async () => {
+    await expect(checkWebhookUrl("https://hooks.example.com/x", resolveTo("93.184.216.34"))).resolves.toBeUndefined();
+  });
+
+  it("lets private addresses through only when allowed (local development, tests)", async () => {
+    await expect(checkWebhookUrl("https://127.0.0.1:8443/x", { allowPrivateNetworks: true })).resolves.toBeUndefined();
+    await expect(checkWebhookUrl("http://127.0.0.1/x", { allowPrivateNetworks: true })).rejects.toMatchObject({
+      code: "WEBHOOK_URL_NOT_ALLOWED",
+    });
+  });
+});

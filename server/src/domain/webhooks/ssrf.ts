@@ -1,0 +1,98 @@
+/**
+ * The SSRF guard of webhook URLs: https only, no credentials, and no address that reaches inside a network
+ * (loopback, private, link-local, CGNAT, unique-local, IPv4-mapped private, cloud metadata, multicast, reserved).
+ * The name is resolved and checked when the subscription is saved, and again at every connection, which then uses
+ * exactly the checked address (`pinnedLookup`): a name that later resolves elsewhere (DNS rebinding) is refused.
+ * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` lifts the address rule, for local development and tests only.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { promisify } from "node:util";
+import ipaddr from "ipaddr.js";
+import { AppError } from "../../http/errors.ts";
+
+const lookupAll = promisify(dnsLookup) as (host: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+/** Why an address may not be a webhook target; undefined when it is a public unicast address. */
+export function blockedAddress(address: string): string | undefined {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, "").replace(/%.*$/, ""));
+  } catch {
+    return "not an IP address";
+  }
+  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    const inner = blockedAddress((parsed as ipaddr.IPv6).toIPv4Address().toString());
+    return inner ? `IPv4-mapped ${inner}` : undefined;
+  }
+  const range = parsed.range();
+  // Only "unicast" is a public address; every other named range (private, loopback, linkLocal — which holds the
+  // 169.254.169.254 metadata service —, carrierGradeNat, uniqueLocal, multicast, reserved, 6to4, teredo…) is refused.
+  return range === "unicast" ? undefined : range;
+}
+
+export interface UrlCheckOptions {
+  allowPrivateNetworks: boolean;
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+const defaultResolve = async (host: string) => (await lookupAll(host, { all: true })).map((entry) => entry.address);
+
+function refuse(detail: string): AppError {
+  return new AppError("WEBHOOK_URL_NOT_ALLOWED", { detail, errors: [{ path: "body.url", message: detail }] });
+}
+
+/** Checks a subscription URL when it is saved; throws 422 WEBHOOK_URL_NOT_ALLOWED with the reason. */
+export async function checkWebhookUrl(raw: string, options: UrlCheckOptions): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse("The URL does not parse.");
+  }
+  if (url.protocol !== "https:") throw refuse("Webhook URLs must use https.");
+  if (url.username || url.password) throw refuse("Webhook URLs must not carry credentials.");
+  if (options.allowPrivateNetworks) return;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let addresses: string[];
+  if (ipaddr.isValid(host)) addresses = [host];
+  else {
+    try {
+      addresses = await (options.resolve ?? defaultResolve)(host);
+    } catch {
+      throw refuse(`${host} does not resolve.`);
+    }
+  }
+  if (addresses.length === 0) throw refuse(`${host} does not resolve.`);
+  for (const address of addresses) {
+    const reason = blockedAddress(address);
+    if (reason)
+      throw refuse(`${host} resolves to a ${reason} address (${address}); webhooks go to public addresses only.`);
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for https.request: resolves, refuses when any address is not allowed, and connects to the first
+ * checked one (the address is pinned for this connection).
+ */
+export function pinnedLookup(options: UrlCheckOptions) {
+  return function lookup(host: string, lookupOptions: { all?: boolean }, callback: LookupCallback): void {
+    (options.resolve ?? defaultResolve)(host).then(
+      (addresses) => {
+        const blocked = options.allowPrivateNetworks ? undefined : addresses.map(blockedAddress).find(Boolean);
+        const first = addresses[0];
+        if (blocked || !first) {
+          const error = new Error(`${host} resolves to a ${blocked ?? "no"} address; refused`) as NodeJS.ErrnoException;
+          error.code = "EADDRNOTALLOWED";
+          callback(error, "", 4);
+          return;
+        }
+        const family = first.includes(":") ? 6 : 4;
+        if (lookupOptions.all) callback(null, [{ address: first, family }]);
+        else callback(null, first, family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, "", 4),
+    );
+  };
+}
