@@ -43,6 +43,9 @@ export interface Config {
   readonly passwordHashCost: number;
   /** How long a write waits for another in flight with the same Idempotency-Key before answering 409. */
   readonly idempotencyWaitMs: number;
+  /** Delays between webhook delivery attempts, in seconds (tests compress it). */
+  readonly webhookRetrySchedule: readonly number[] | undefined;
+  readonly webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -127,6 +130,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     }
     return out;
   };
+  const schedule = (name: string): number[] | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    const values = raw.split(",").map((item) => Number(item.trim()));
+    if (values.some((value) => !Number.isFinite(value) || value < 0)) {
+      problems.push(`${name} is a comma-separated list of seconds (got "${raw}")`);
+      return undefined;
+    }
+    return values;
+  };
   const apiBudget = read("API_RATE_LIMIT_PER_MINUTE");
   const sessionBudget = read("SESSION_RATE_LIMIT_PER_MINUTE");
 
@@ -159,6 +172,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     mailFrom: read("MAIL_FROM") ?? "Service Platform <no-reply@localhost>",
     passwordHashCost: integer("PASSWORD_HASH_COST", 17, 10, 20),
     idempotencyWaitMs: integer("IDEMPOTENCY_WAIT_MS", 10_000, 1, 60_000),
+    webhookRetrySchedule: schedule("WEBHOOK_RETRY_SCHEDULE"),
+    webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 15_000, 100, 60_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -18,7 +18,12 @@ import { registerAuthJobs } from "./domain/auth/auth.jobs.ts";
 import { authHandlers } from "./domain/auth/auth.routes.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
+import { eventRecorder } from "./domain/events/events.ts";
 import { v1Handlers } from "./domain/v1.routes.ts";
+import { createEnqueue, DELIVERY_QUEUE } from "./domain/webhooks/deliveries.ts";
+import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
+import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
+import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
 import { workspaceHandlers } from "./domain/workspaces/workspace.routes.ts";
 import { createApp } from "./http/app.ts";
 import { createAuthenticators } from "./http/authenticate.ts";
@@ -78,6 +83,21 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     logger,
   });
   const lastUsed = createLastUsedTracker(db.pool, logger);
+  await queue.createQueue(DELIVERY_QUEUE);
+  const enqueue = createEnqueue(queue);
+  const urls = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+  const worker = runWorker
+    ? await startDeliveryWorker({
+        pool: db.pool,
+        queue,
+        databaseUrl: db.url,
+        enqueue,
+        logger,
+        urls,
+        schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
+        timeoutMs: config.webhookTimeoutMs,
+      })
+    : undefined;
   const keys = await createApiKeyCache({ pool: db.pool, databaseUrl: db.url, logger });
 
   const readiness: ReadinessCheck[] = [
@@ -98,6 +118,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       registrationMode: config.registrationMode,
       scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
     });
+    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: eventRecorder(enqueue) };
     const app = createApp({
       config,
       logger,
@@ -109,7 +130,9 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       handlers: {
         ...authHandlers({ service: auth, pool: db.pool, secureCookies: config.publicBaseUrl.startsWith("https:") }),
         ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool) }),
-        ...v1Handlers({ pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs }),
+        ...v1Handlers(writes),
+        ...webhookHandlers("Webhooks", { ...writes, urls, enqueue }),
+        ...webhookHandlers("WorkspaceWebhooks", { ...writes, urls, enqueue }),
       },
     });
     server = await new Promise<Server>((resolve, reject) => {
@@ -137,6 +160,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         await closing;
         clearTimeout(timer);
       }
+      await worker?.stop();
       await lastUsed.stop();
       await keys.stop();
       await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });

@@ -5,12 +5,13 @@ import { AppError } from "../http/errors.ts";
 import type { JsonBody, QueryOf } from "../http/handler-types.ts";
 import type { OperationHandlers } from "../http/operations.ts";
 import * as conversations from "./conversations/conversations.ts";
+import type { RecordEvent } from "./events/events.ts";
 import * as events from "./events/events.ts";
 import { idempotentWrite, type WriteAnswer } from "./idempotency/idempotency.ts";
 import * as leads from "./leads/leads.ts";
 import * as tickets from "./tickets/tickets.ts";
 
-function workspaceOf(res: Response): string {
+export function workspaceOf(res: Response): string {
   const principal = res.locals.apiKey ?? res.locals.session;
   const workspaceId = principal && "keyId" in principal ? principal.workspaceId : principal?.workspace_id;
   if (!workspaceId) throw new AppError("UNAUTHENTICATED");
@@ -20,6 +21,8 @@ function workspaceOf(res: Response): string {
 export interface WriteOptions {
   pool: pg.Pool;
   inFlightWaitMs: number;
+  /** Records events with their webhook deliveries, in the write's transaction. */
+  record: RecordEvent;
 }
 
 /** A write: idempotent when the request has an `Idempotency-Key`, one transaction either way. */
@@ -62,7 +65,7 @@ export function v1Handlers(options: WriteOptions): OperationHandlers {
     Leads_get: read((ws, req) => leads.getLead(pool, ws, param(req, "lead_id"))),
     Leads_create: writeHandler(options, async (db, ws, req) => ({
       status: 201,
-      body: await leads.createLead(db, ws, req.body as JsonBody<"Leads_create">),
+      body: await leads.createLead(db, ws, req.body as JsonBody<"Leads_create">, options.record),
     })),
     Leads_update: writeHandler(options, async (db, ws, req) => ({
       status: 200,
@@ -79,7 +82,12 @@ export function v1Handlers(options: WriteOptions): OperationHandlers {
     Conversations_get: read((ws, req) => conversations.getConversation(pool, ws, param(req, "conversation_id"))),
     Conversations_create: writeHandler(options, async (db, ws, req) => ({
       status: 201,
-      body: await conversations.createConversation(db, ws, req.body as JsonBody<"Conversations_create">),
+      body: await conversations.createConversation(
+        db,
+        ws,
+        req.body as JsonBody<"Conversations_create">,
+        options.record,
+      ),
     })),
     Conversations_update: writeHandler(options, async (db, ws, req) => ({
       status: 200,
@@ -112,11 +120,17 @@ export function v1Handlers(options: WriteOptions): OperationHandlers {
     Tickets_get: read(async (ws, req) => tickets.toTicket(await tickets.getTicket(pool, ws, param(req, "ticket_id")))),
     Tickets_create: writeHandler(options, async (db, ws, req) => ({
       status: 201,
-      body: await tickets.createTicket(db, ws, req.body as JsonBody<"Tickets_create">),
+      body: await tickets.createTicket(db, ws, req.body as JsonBody<"Tickets_create">, options.record),
     })),
     Tickets_update: writeHandler(options, async (db, ws, req) => ({
       status: 200,
-      body: await tickets.updateTicket(db, ws, param(req, "ticket_id"), req.body as JsonBody<"Tickets_update">),
+      body: await tickets.updateTicket(
+        db,
+        ws,
+        param(req, "ticket_id"),
+        req.body as JsonBody<"Tickets_update">,
+        options.record,
+      ),
     })),
 
     Events_list: read((ws, req) => events.listEvents(pool, ws, req.query as QueryOf<"Events_list">)),

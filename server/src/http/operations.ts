@@ -1,22 +1,16 @@
 /**
  * Routes every operation of the contract: the paths and methods come from the OpenAPI document, the handlers
  * from a table keyed by operationId (typed by the generated `operations`, so a handler for an operation that
- * does not exist fails to compile). An operation without a handler answers 501 `NOT_IMPLEMENTED`.
+ * does not exist fails to compile). Every operation must have one: a contract operation without a handler stops
+ * the start, naming it, rather than answering 501 at run time.
  */
 import type { operations } from "@service/sdk/schema";
 import express, { type RequestHandler, type Router } from "express";
 import { listOperations, toExpressPath } from "../ops/openapi-document.ts";
 import type { Authenticators, SecurityScheme } from "./authenticate.ts";
-import { AppError } from "./errors.ts";
 
 export type OperationId = keyof operations;
 export type OperationHandlers = Partial<Record<OperationId, RequestHandler>>;
-
-function notImplemented(operationId: string): RequestHandler {
-  return function notImplementedHandler() {
-    throw new AppError("NOT_IMPLEMENTED", { detail: `${operationId} is in the contract but not available yet.` });
-  };
-}
 
 export function operationsRouter(options: {
   doc: Record<string, unknown>;
@@ -24,7 +18,12 @@ export function operationsRouter(options: {
   authenticators: Authenticators;
 }): Router {
   const router = express.Router();
-  for (const operation of listOperations(options.doc)) {
+  const operations = listOperations(options.doc);
+  const missing = operations.filter((operation) => !options.handlers[operation.operationId as OperationId]);
+  if (missing.length > 0) {
+    throw new Error(`No handler for ${missing.map((operation) => operation.operationId).join(", ")}`);
+  }
+  for (const operation of operations) {
     const scheme = operation.schemes[0] as SecurityScheme | undefined;
     const chain: RequestHandler[] = [];
     if (scheme !== undefined) {
@@ -32,7 +31,7 @@ export function operationsRouter(options: {
       if (!authenticator) throw new Error(`No authenticator for security scheme ${scheme}`);
       chain.push(authenticator(operation));
     }
-    chain.push(options.handlers[operation.operationId as OperationId] ?? notImplemented(operation.operationId));
+    chain.push(options.handlers[operation.operationId as OperationId] as RequestHandler);
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;

@@ -9,7 +9,7 @@ import { fetchPage, updateRow } from "../../db/pages.ts";
 import { AppError } from "../../http/errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
-import { recordEvent } from "../events/events.ts";
+import type { RecordEvent } from "../events/events.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Conversation = components["schemas"]["Conversation"];
@@ -174,6 +174,7 @@ export async function createConversation(
   db: Db,
   workspaceId: string,
   input: ConversationCreate,
+  record: RecordEvent,
 ): Promise<Conversation> {
   await requireLead(db, workspaceId, input.lead_id);
   const id = newId("conversation");
@@ -192,7 +193,7 @@ export async function createConversation(
   );
   if (input.message) await insertMessage(db, workspaceId, id, input.message);
   const conversation = await getConversation(db, workspaceId, id);
-  await recordEvent(db, workspaceId, "conversation.created", { object: conversation });
+  await record(db, workspaceId, "conversation.created", { object: conversation });
   return conversation;
 }
 

@@ -8,6 +8,7 @@ import { fetchPage } from "../../db/pages.ts";
 import { AppError } from "../../http/errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
+import { type Enqueue, fanOut } from "../webhooks/deliveries.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Event = components["schemas"]["Event"];
@@ -36,16 +37,25 @@ export function toEvent(row: EventRow): Event {
   } as Event;
 }
 
-/** Records an event inside the caller's transaction; returns its id. */
-export async function recordEvent(db: Db, workspaceId: string, type: EventType, data: object): Promise<string> {
-  const id = newId("event");
-  await db.query("INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4)", [
-    id,
-    workspaceId,
-    type,
-    JSON.stringify(data),
-  ]);
-  return id;
+/** Records an event in the caller's transaction, with its webhook deliveries. */
+export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: object) => Promise<string>;
+
+/**
+ * @example
+ * const record = eventRecorder(createEnqueue(queue));
+ * await record(client, workspaceId, "lead.captured", { object: lead });
+ */
+export function eventRecorder(enqueue: Enqueue): RecordEvent {
+  return async (db, workspaceId, type, data) => {
+    const { rows } = await db.query<EventRow>({
+      name: "insert-event",
+      text: "INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING *",
+      values: [newId("event"), workspaceId, type, JSON.stringify(data)],
+    });
+    const row = rows[0] as EventRow;
+    await fanOut(db, enqueue, { id: row.id, workspaceId, type, envelope: toEvent(row) });
+    return row.id;
+  };
 }
 
 export async function listEvents(

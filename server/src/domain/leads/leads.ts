@@ -5,7 +5,7 @@ import { fetchPage, isUniqueViolation, updateRow } from "../../db/pages.ts";
 import { AppError } from "../../http/errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
-import { recordEvent } from "../events/events.ts";
+import type { RecordEvent } from "../events/events.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Lead = components["schemas"]["Lead"];
@@ -98,7 +98,7 @@ export async function getLead(db: Db, workspaceId: string, id: string, forUpdate
   return toLead(rows[0]);
 }
 
-export async function createLead(db: Db, workspaceId: string, input: LeadCreate): Promise<Lead> {
+export async function createLead(db: Db, workspaceId: string, input: LeadCreate, record: RecordEvent): Promise<Lead> {
   if (!input.email && !input.phone && !input.name && !input.external_id) {
     throw new AppError("VALIDATION_FAILED", {
       errors: [{ path: "body", message: "give at least one of email, phone, name or external_id" }],
@@ -128,7 +128,7 @@ export async function createLead(db: Db, workspaceId: string, input: LeadCreate)
     externalIdTaken(error);
   }
   const lead = toLead(row as LeadRow);
-  await recordEvent(db, workspaceId, "lead.captured", { object: lead });
+  await record(db, workspaceId, "lead.captured", { object: lead });
   return lead;
 }
 

@@ -9,7 +9,7 @@ import { AppError } from "../../http/errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { requireLead } from "../conversations/conversations.ts";
-import { recordEvent } from "../events/events.ts";
+import type { RecordEvent } from "../events/events.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Ticket = components["schemas"]["Ticket"];
@@ -148,7 +148,12 @@ export async function getTicket(db: Db, workspaceId: string, id: string, forUpda
   return rows[0];
 }
 
-export async function createTicket(db: Db, workspaceId: string, input: TicketCreate): Promise<Ticket> {
+export async function createTicket(
+  db: Db,
+  workspaceId: string,
+  input: TicketCreate,
+  record: RecordEvent,
+): Promise<Ticket> {
   await requireLead(db, workspaceId, input.lead_id);
   await requireConversation(db, workspaceId, input.conversation_id);
   // The counter row's lock serialises concurrent creations; a rolled-back creation gives its number back.
@@ -185,7 +190,7 @@ export async function createTicket(db: Db, workspaceId: string, input: TicketCre
     const value = ticket[field];
     return value !== null && !(Array.isArray(value) && value.length === 0);
   });
-  await recordEvent(db, workspaceId, "ticket.updated", {
+  await record(db, workspaceId, "ticket.updated", {
     object: ticket,
     changed_fields: changed,
     previous_attributes: {},
@@ -194,7 +199,13 @@ export async function createTicket(db: Db, workspaceId: string, input: TicketCre
 }
 
 /** Applies a change; records `ticket.updated` only when something actually changed. */
-export async function updateTicket(db: Db, workspaceId: string, id: string, patch: TicketUpdate): Promise<Ticket> {
+export async function updateTicket(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  patch: TicketUpdate,
+  record: RecordEvent,
+): Promise<Ticket> {
   const currentRow = await getTicket(db, workspaceId, id, true);
   const current = toTicket(currentRow);
   const changes: Record<string, unknown> = { ...patch };
@@ -226,7 +237,7 @@ export async function updateTicket(db: Db, workspaceId: string, id: string, patc
     UPDATABLE,
   );
   const ticket = toTicket(row as TicketRow);
-  await recordEvent(db, workspaceId, "ticket.updated", {
+  await record(db, workspaceId, "ticket.updated", {
     object: ticket,
     changed_fields: changed,
     previous_attributes: Object.fromEntries(changed.map((field) => [field, current[field]])),

@@ -1,0 +1,103 @@
+/**
+ * A local HTTPS webhook receiver with its own certificate authority (made with openssl for the test run). The
+ * service under test trusts the CA through Node's NODE_EXTRA_CA_CERTS, as production would for a private CA.
+ */
+import { execFileSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface Certificates {
+  caFile: string;
+  key: Buffer;
+  cert: Buffer;
+}
+
+export function makeCertificates(): Certificates {
+  const dir = mkdtempSync(join(tmpdir(), "receiver-ca-"));
+  const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Webhook Test CA");
+  run("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
+  writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  run(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "san.ext",
+  );
+  return {
+    caFile: join(dir, "ca.pem"),
+    key: readFileSync(join(dir, "server.key")),
+    cert: readFileSync(join(dir, "server.pem")),
+  };
+}
+
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Decides the answer to each request (default 204). */
+  respond: (request: Received, countOnPath: number) => { status: number; headers?: Record<string, string> };
+  waitFor(count: number, path?: string, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(certificates: Certificates): Promise<Receiver> {
+  const received: Received[] = [];
+  const receiver: Receiver = {
+    url: "",
+    received,
+    respond: () => ({ status: 204 }),
+    async waitFor(count, path, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const matching = received.filter((item) => path === undefined || item.path === path);
+        if (matching.length >= count) return matching;
+        if (Date.now() > deadline) throw new Error(`received ${matching.length} of ${count} on ${path ?? "any path"}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    close: async () => undefined,
+  };
+  const server: Server = createServer({ key: certificates.key, cert: certificates.cert }, (req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]),
+      );
+      const item: Received = { path: req.url ?? "/", headers, body, at: Date.now() };
+      received.push(item);
+      const answer = receiver.respond(item, received.filter((other) => other.path === item.path).length);
+      res.writeHead(answer.status, answer.headers).end("ok");
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  receiver.url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
+  receiver.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return receiver;
+}

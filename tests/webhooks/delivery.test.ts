@@ -1,0 +1,226 @@
+/**
+ * End to end: the SDK subscribes to a local HTTPS receiver, changes data, and the receiver gets signed deliveries
+ * that the published verifier and the standardwebhooks library both accept. The service runs as its own process
+ * (NODE_EXTRA_CA_CERTS must be set at start), with the retry schedule compressed through configuration.
+ */
+import { createClient, type ServiceClient } from "@service/sdk";
+import pg from "pg";
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import * as verifier from "../../webhook-verifier/src/node.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
+import { type Certificates, makeCertificates, type Receiver, startReceiver } from "../helpers/receiver.ts";
+import { ALL_SCOPES, ok } from "../helpers/sdk.ts";
+
+let database: TestDatabase;
+let server: ServerProcess;
+let certificates: Certificates;
+let receiver: Receiver;
+let pool: pg.Pool;
+
+async function newClient(): Promise<ServiceClient> {
+  const workspace = await createWorkspace(pool, {
+    name: "Hooks",
+    ownerEmail: `hooks.${Date.now()}.${Math.random()}@example.com`,
+  });
+  const { key } = await createApiKey(pool, { workspaceId: workspace.workspace_id, name: "e2e", scopes: ALL_SCOPES });
+  return createClient({ apiKey: key, baseUrl: server.url });
+}
+
+beforeAll(async () => {
+  certificates = makeCertificates();
+  receiver = await startReceiver(certificates);
+  database = await createTestDatabase();
+  server = await runServer(
+    [],
+    bareEnv({
+      PORT: "0",
+      DATABASE_URL: database.url,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      NODE_EXTRA_CA_CERTS: certificates.caFile,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      WEBHOOK_RETRY_SCHEDULE: "0.3,0.6,1.2",
+      NODE_ENV: "test",
+    }),
+  );
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await server?.stop();
+  await receiver?.close();
+  await database?.drop();
+});
+
+describe("signed webhook delivery", () => {
+  it("delivers lead.captured, conversation.created and ticket.updated, verified by our verifier and by standardwebhooks", async () => {
+    const client = await newClient();
+    const subscription = ok(
+      await client.POST("/v1/webhooks", {
+        body: { url: `${receiver.url}/all`, events: ["lead.captured", "conversation.created", "ticket.updated"] },
+      }),
+    );
+    expect(subscription.secret).toMatch(/^whsec_/);
+
+    const lead = ok(await client.POST("/v1/leads", { body: { email: "hooked@example.com" } }));
+    ok(await client.POST("/v1/conversations", { body: { lead_id: lead.id } }));
+    const ticket = ok(await client.POST("/v1/tickets", { body: { subject: "Hook me" } }));
+    ok(
+      await client.PATCH("/v1/tickets/{ticket_id}", {
+        params: { path: { ticket_id: ticket.id } },
+        body: { status: "open" },
+      }),
+    );
+
+    const deliveries = await receiver.waitFor(4, "/all");
+    const standard = new StandardWebhook(subscription.secret);
+    const types = [];
+    for (const delivery of deliveries) {
+      expect(delivery.headers["x-service-signature"]).toBe(delivery.headers["webhook-signature"]);
+      expect(delivery.headers["x-service-event"]).toBeTruthy();
+      expect(delivery.headers["x-service-delivery"]).toMatch(/^dlv_/);
+      const event = await verifier.verifyWebhook({
+        payload: delivery.body,
+        headers: delivery.headers,
+        secret: subscription.secret,
+      });
+      expect(event.id).toBe(delivery.headers["webhook-id"]);
+      expect(standard.verify(delivery.body, delivery.headers)).toEqual(event);
+      types.push(event.type);
+    }
+    expect(types.sort()).toEqual(["conversation.created", "lead.captured", "ticket.updated", "ticket.updated"]);
+    const leadEvent = JSON.parse(
+      deliveries.find((d) => d.headers["x-service-event"] === "lead.captured")?.body ?? "{}",
+    );
+    expect(leadEvent.data.object).toEqual(lead);
+
+    const list = ok(
+      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
+    );
+    expect(list.data).toHaveLength(4);
+    expect(list.data.every((delivery) => delivery.status === "succeeded" && delivery.attempts.length === 1)).toBe(true);
+  });
+
+  it("retries a failing receiver with the same webhook-id and growing delays, then succeeds", async () => {
+    const client = await newClient();
+    receiver.respond = (request, count) =>
+      request.path === "/flaky" && count <= 2 ? { status: 500 } : { status: 204 };
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/flaky`, events: ["lead.captured"] } }),
+    );
+    ok(await client.POST("/v1/leads", { body: { name: "Retry me" } }));
+    const attempts = await receiver.waitFor(3, "/flaky");
+    expect(new Set(attempts.map((attempt) => attempt.headers["webhook-id"])).size).toBe(1);
+    const [a, b, c] = attempts.map((attempt) => attempt.at) as [number, number, number];
+    expect(b - a).toBeGreaterThanOrEqual(200);
+    expect(c - b).toBeGreaterThan(b - a);
+    const [delivery] = ok(
+      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
+    ).data;
+    expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 3 });
+    expect(delivery?.attempts.map((attempt) => attempt.response_status)).toEqual([500, 500, 204]);
+  });
+
+  it("disables a subscription whose endpoint answers 410", async () => {
+    const client = await newClient();
+    receiver.respond = (request) => (request.path === "/gone" ? { status: 410 } : { status: 204 });
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/gone`, events: ["lead.captured"] } }),
+    );
+    ok(await client.POST("/v1/leads", { body: { name: "Gone" } }));
+    await receiver.waitFor(1, "/gone");
+    let state = ok(
+      await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }),
+    );
+    for (let i = 0; i < 50 && state.enabled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }));
+    }
+    expect(state).toMatchObject({ enabled: false, disabled_reason: "endpoint_gone" });
+  });
+
+  it("does not follow a redirect", async () => {
+    const client = await newClient();
+    receiver.respond = (request) =>
+      request.path === "/moved" ? { status: 302, headers: { location: `${receiver.url}/elsewhere` } } : { status: 204 };
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/moved`, events: ["lead.captured"] } }),
+    );
+    ok(await client.POST("/v1/leads", { body: { name: "Moved" } }));
+    await receiver.waitFor(1, "/moved");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received.filter((request) => request.path === "/elsewhere")).toHaveLength(0);
+    const [delivery] = ok(
+      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
+    ).data;
+    expect(delivery?.attempts[0]).toMatchObject({
+      response_status: 302,
+      error: expect.stringMatching(/redirect .* not followed/),
+    });
+  });
+
+  it("signs with both secrets during a rotation, so a receiver with either verifies", async () => {
+    const client = await newClient();
+    receiver.respond = () => ({ status: 204 });
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/rotate`, events: ["lead.captured"] } }),
+    );
+    const rotated = ok(
+      await client.POST("/v1/webhooks/{webhook_id}/rotate-secret", {
+        params: { path: { webhook_id: subscription.id } },
+      }),
+    );
+    expect(rotated.secret).not.toBe(subscription.secret);
+    ok(await client.POST("/v1/leads", { body: { name: "Rotated" } }));
+    const [delivery] = await receiver.waitFor(1, "/rotate");
+    expect(delivery?.headers["webhook-signature"].split(" ")).toHaveLength(2);
+    for (const secret of [subscription.secret, rotated.secret]) {
+      await expect(
+        verifier.verifyWebhook({ payload: delivery?.body ?? "", headers: delivery?.headers ?? {}, secret }),
+      ).resolves.toBeTruthy();
+    }
+    // After the overlap the old secret no longer signs.
+    await pool.query("UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [
+      subscription.id,
+    ]);
+    ok(await client.POST("/v1/leads", { body: { name: "After overlap" } }));
+    const later = (await receiver.waitFor(2, "/rotate"))[1];
+    await expect(
+      verifier.verifyWebhook({ payload: later?.body ?? "", headers: later?.headers ?? {}, secret: rotated.secret }),
+    ).resolves.toBeTruthy();
+    await expect(
+      verifier.verifyWebhook({
+        payload: later?.body ?? "",
+        headers: later?.headers ?? {},
+        secret: subscription.secret,
+      }),
+    ).rejects.toMatchObject({ reason: "no_matching_signature" });
+  });
+
+  it("sends a test event and redelivers a delivery with the same webhook-id", async () => {
+    const client = await newClient();
+    receiver.respond = () => ({ status: 204 });
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/test`, events: ["ticket.updated"] } }),
+    );
+    const test = ok(
+      await client.POST("/v1/webhooks/{webhook_id}/test", {
+        params: { path: { webhook_id: subscription.id } },
+        body: { event_type: "ticket.updated" },
+      }),
+    );
+    const [first] = await receiver.waitFor(1, "/test");
+    expect(first?.headers["x-service-event"]).toBe("ticket.updated");
+    const again = ok(
+      await client.POST("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", {
+        params: { path: { webhook_id: subscription.id, delivery_id: test.id } },
+      }),
+    );
+    expect(again.id).not.toBe(test.id);
+    const [, second] = await receiver.waitFor(2, "/test");
+    expect(second?.headers["webhook-id"]).toBe(first?.headers["webhook-id"]);
+  });
+});
