@@ -32,10 +32,13 @@ CREATE TABLE deliveries (
   status          text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
   attempt_count   integer NOT NULL DEFAULT 0,
   next_attempt_at timestamptz,
+  -- Set when a worker starts an attempt: past it, the worker died mid-attempt and the delivery is enqueued again.
+  leased_until    timestamptz,
   created_at      timestamptz NOT NULL DEFAULT now(),
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX deliveries_page ON deliveries (webhook_id, id DESC);
+CREATE INDEX deliveries_leased ON deliveries (leased_until) WHERE status = 'pending' AND leased_until IS NOT NULL;
 
 CREATE TABLE delivery_attempts (
   delivery_id     text NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,

@@ -84,7 +84,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   });
   const lastUsed = createLastUsedTracker(db.pool, logger);
   await queue.createQueue(DELIVERY_QUEUE);
-  const enqueue = createEnqueue(queue);
+  const enqueue = createEnqueue(queue, { timeoutMs: config.webhookTimeoutMs });
   const urls = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   const worker = runWorker
     ? await startDeliveryWorker({

@@ -41,7 +41,7 @@ beforeAll(async () => {
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
       NODE_EXTRA_CA_CERTS: certificates.caFile,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "0.3,0.6,1.2",
+      WEBHOOK_RETRY_SCHEDULE: "0.3,1,3",
       NODE_ENV: "test",
     }),
   );

@@ -16,6 +16,8 @@ export async function startQueue(databaseUrl: string, logger: Logger, options: {
     // Maintenance and cron scheduling belong to workers; API-only processes only enqueue.
     supervise: options.worker,
     schedule: options.worker,
+    // Expired active jobs (a worker killed mid-job) are found at maintenance: every 15 s, not pg-boss's 2 minutes.
+    maintenanceIntervalSeconds: 15,
   });
   boss.on("error", (error) => logger.error({ err: error }, "queue error"));
   await boss.start();

@@ -27,7 +27,9 @@ export interface DeliveryJob {
 /** Enqueues the delivery jobs on the caller's connection (inside its transaction). */
 export type Enqueue = (db: Db, deliveryIds: string[], startAfterSeconds?: number) => Promise<void>;
 
-export function createEnqueue(queue: PgBoss): Enqueue {
+export function createEnqueue(queue: PgBoss, options: { timeoutMs: number }): Enqueue {
+  // An active job whose worker died is retried by pg-boss after this long (the attempt's timeout and a margin).
+  const expireInSeconds = Math.ceil(options.timeoutMs / 1000) + 10;
   return async (db, deliveryIds, startAfterSeconds = 0) => {
     if (deliveryIds.length === 0) return;
     const startAfter = new Date(Date.now() + startAfterSeconds * 1000);
@@ -37,7 +39,7 @@ export function createEnqueue(queue: PgBoss): Enqueue {
         data: { deliveryId } satisfies DeliveryJob,
         startAfter,
         // A worker killed mid-attempt loses nothing: the job expires and runs again.
-        expireInSeconds: 60,
+        expireInSeconds,
         retryLimit: 5,
         retryDelay: 5,
       })),

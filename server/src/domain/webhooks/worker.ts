@@ -21,7 +21,10 @@ import { signingSecrets, type WebhookRow } from "./webhooks.ts";
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
+/** How long past its timeout an attempt's lease lasts before the delivery counts as lost. */
+const LEASE_MARGIN_SECONDS = 5;
 const POLL_INTERVAL_MS = 1_000;
+const SWEEP_INTERVAL_MS = 5_000;
 const BATCH_SIZE = 50;
 
 export interface WorkerOptions {
@@ -156,7 +159,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       const status = step.kind === "delivered" ? "succeeded" : step.kind === "retry" ? "pending" : "failed";
       const delay = step.kind === "retry" ? step.delaySeconds : null;
       await db.query(
-        `UPDATE deliveries SET status = $2, attempt_count = $3, updated_at = now(),
+        `UPDATE deliveries SET status = $2, attempt_count = $3, updated_at = now(), leased_until = NULL,
                 next_attempt_at = CASE WHEN $4::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $4::float8) END
           WHERE id = $1`,
         [deliveryId, status, number, delay],
@@ -185,6 +188,8 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       }
       if (step.kind === "retry") await options.enqueue(db, [deliveryId], step.delaySeconds);
     });
+    // A retry is due at a known time: wake then, rather than at the next poll after it.
+    if (step.kind === "retry") setTimeout(() => wake(), step.delaySeconds * 1000 + 20).unref();
   };
 
   const drain = async (): Promise<void> => {
@@ -194,6 +199,12 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
         if (stopped) return;
         const jobs = await options.queue.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: BATCH_SIZE });
         if (jobs.length === 0) break;
+        // The lease, taken at once for the batch: if this process dies before the attempts finish, the sweep finds
+        // the deliveries when it runs out (pg-boss's own job expiry is the backstop for the moment in between).
+        await options.pool.query(
+          `UPDATE deliveries SET leased_until = now() + make_interval(secs => $2) WHERE id = ANY($1) AND status = 'pending'`,
+          [jobs.map((job) => job.data.deliveryId), timeoutMs / 1000 + LEASE_MARGIN_SECONDS],
+        );
         await Promise.all(
           jobs.map(async (job) => {
             try {
@@ -208,6 +219,26 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       }
     } while (again);
   };
+  /**
+   * At least once: a delivery whose attempt started but never finished (its worker was killed) is enqueued again
+   * when its lease runs out. The receiver deduplicates by webhook-id.
+   */
+  const sweep = async () => {
+    await withTransaction(options.pool, async (db) => {
+      const { rows } = await db.query<{ id: string }>(
+        `UPDATE deliveries SET leased_until = NULL
+          WHERE status = 'pending' AND leased_until IS NOT NULL AND leased_until < now() RETURNING id`,
+      );
+      if (rows.length > 0) {
+        options.logger.warn({ deliveries: rows.length }, "re-enqueuing deliveries whose attempt never finished");
+        await options.enqueue(
+          db,
+          rows.map((row) => row.id),
+        );
+      }
+    });
+  };
+
   const wake = () => {
     if (draining) {
       again = true;
@@ -227,12 +258,19 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   await listener.query(`LISTEN ${WORK_CHANNEL}`);
   const timer = setInterval(wake, POLL_INTERVAL_MS);
   timer.unref();
+  const sweeper = setInterval(
+    () => void sweep().catch((error) => options.logger.warn({ err: error }, "sweep failed")),
+    SWEEP_INTERVAL_MS,
+  );
+  sweeper.unref();
+  await sweep();
   wake();
 
   return {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearInterval(sweeper);
       await draining;
       await listener.end().catch(() => undefined);
       agent.destroy();

@@ -1,0 +1,98 @@
+/**
+ * Benchmark of webhook delivery on the machine's PostgreSQL, in one run:
+ *   - latency from the change to the receipt of its delivery (p50, p99), measured from the moment the POST that makes
+ *     the change is sent (an upper bound on commit-to-receipt: it includes the API call);
+ *   - deliveries per second to a local HTTPS receiver, over a burst of 2,000 events;
+ *   - the verifier against the standardwebhooks library (see bench:verifier for the figures alone).
+ * Targets: p50 under 200 ms, at least 300 deliveries/s on this 2-core machine.
+ *
+ *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:webhooks
+ */
+import { randomBytes } from "node:crypto";
+import { createClient } from "@service/sdk";
+import pg from "pg";
+import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { bareEnv, runServer } from "../helpers/process.ts";
+import { makeCertificates, startReceiver } from "../helpers/receiver.ts";
+
+const adminUrl = process.env.DATABASE_URL;
+if (!adminUrl) {
+  console.error("Set DATABASE_URL (the machine's PostgreSQL) to run this benchmark.");
+  process.exit(2);
+}
+const name = `bench_${randomBytes(4).toString("hex")}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+const url = new URL(adminUrl);
+url.pathname = `/${name}`;
+
+const certificates = makeCertificates();
+const receiver = await startReceiver(certificates);
+const env = bareEnv({
+  NODE_ENV: "production",
+  PORT: "0",
+  DATABASE_URL: url.toString(),
+  REDIS_URL: process.env.REDIS_URL ?? "",
+  NODE_EXTRA_CA_CERTS: certificates.caFile,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  API_RATE_LIMIT_PER_MINUTE: "1000000",
+  LOG_LEVEL: "info",
+});
+// API and worker in one process for the latency run, as `npm start` runs them.
+let server = await runServer([], env);
+const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+try {
+  const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });
+  const { key } = await createApiKey(pool, {
+    workspaceId: workspace.workspace_id,
+    name: "bench",
+    scopes: ["leads:write", "webhooks:write"],
+  });
+  const client = createClient({ apiKey: key, baseUrl: server.url });
+  await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/bench`, events: ["lead.captured"] } });
+
+  // Latency: one change at a time.
+  const latencies: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const before = receiver.received.length;
+    const sent = Date.now();
+    await client.POST("/v1/leads", { body: { name: `latency ${i}` } });
+    const [delivery] = (await receiver.waitFor(before + 1)).slice(before);
+    latencies.push((delivery?.at ?? Date.now()) - sent);
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  console.log(`change → receipt: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (200 changes, one at a time)`);
+
+  // Throughput: 2,000 events written through an API-only process (no worker), then drained by a worker process.
+  await server.stop("SIGTERM");
+  server = await runServer(["api"], env);
+  const api = createClient({ apiKey: key, baseUrl: server.url });
+  const start = receiver.received.length;
+  const BURST = 2000;
+  const written = Date.now();
+  for (let i = 0; i < BURST; i += 50) {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) => api.POST("/v1/leads", { body: { name: `burst ${i + j}` } })),
+    );
+  }
+  const writeSeconds = (Date.now() - written) / 1000;
+  await server.stop("SIGTERM");
+  const { spawn } = await import("node:child_process");
+  const worker = spawn(process.execPath, ["server/dist/main.js", "worker"], { env, stdio: "ignore" });
+  const burst = (await receiver.waitFor(start + BURST, undefined, 120_000)).slice(start);
+  worker.kill("SIGTERM");
+  const first = burst[0]?.at ?? 0;
+  const last = burst[burst.length - 1]?.at ?? 0;
+  console.log(
+    `burst of ${BURST}: written in ${writeSeconds.toFixed(1)} s; delivered ${(BURST / ((last - first) / 1000)).toFixed(0)} deliveries/s ` +
+      `(first to last receipt ${((last - first) / 1000).toFixed(1)} s)`,
+  );
+} finally {
+  await pool.end();
+  await server.stop("SIGKILL");
+  await receiver.close();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
