@@ -9,18 +9,13 @@
  *     npm run bench:api
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { bareEnv, runServer } from "../helpers/process.ts";
+import { benchDatabase } from "./database.ts";
 import { type LoadResult, load, report } from "./load.ts";
-
-const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl) {
-  console.error("Set DATABASE_URL (and REDIS_URL) to the machine's services to run this benchmark.");
-  process.exit(2);
-}
 
 const HELLO_HTTP = `import { createServer } from "node:http";
 const server = createServer((req, res) => { res.setHeader("content-type", "application/json"); res.end('{"hello":"world"}'); });
@@ -41,12 +36,7 @@ async function helloServer(source: string): Promise<{ url: string; child: ChildP
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-const name = `bench_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
+const database = await benchDatabase();
 
 const children: ChildProcess[] = [];
 try {
@@ -55,14 +45,14 @@ try {
     bareEnv({
       NODE_ENV: "production",
       PORT: "0",
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL ?? "",
       API_RATE_LIMIT_PER_MINUTE: "1000000",
       LOG_LEVEL: "info",
     }),
   );
   children.push(server.child);
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });
   const { key } = await createApiKey(pool, {
     workspaceId: workspace.workspace_id,
@@ -109,6 +99,5 @@ try {
   report(results, expressHello);
 } finally {
   for (const child of children) child.kill("SIGKILL");
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
+  await database.drop();
 }

@@ -6,28 +6,16 @@
  *     npm run bench:auth-limits
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { bareEnv, runServer } from "../helpers/process.ts";
+import { benchDatabase } from "./database.ts";
 import { type LoadResult, load, report } from "./load.ts";
 
-const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl) {
-  console.error("Set DATABASE_URL (the machine's PostgreSQL) to run this benchmark.");
-  process.exit(2);
-}
-
 async function withDatabase<T>(run: (url: string) => Promise<T>): Promise<T> {
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl as string);
-  url.pathname = `/${name}`;
+  const database = await benchDatabase();
   try {
-    return await run(url.toString());
+    return await run(database.url);
   } finally {
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

@@ -8,31 +8,21 @@
  *
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:webhooks
  */
-import { randomBytes } from "node:crypto";
 import { createClient } from "@service/sdk";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { bareEnv, runServer } from "../helpers/process.ts";
 import { makeCertificates, startReceiver } from "../helpers/receiver.ts";
+import { benchDatabase } from "./database.ts";
 
-const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl) {
-  console.error("Set DATABASE_URL (the machine's PostgreSQL) to run this benchmark.");
-  process.exit(2);
-}
-const name = `bench_${randomBytes(4).toString("hex")}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
+const database = await benchDatabase();
 
 const certificates = makeCertificates();
 const receiver = await startReceiver(certificates);
 const env = bareEnv({
   NODE_ENV: "production",
   PORT: "0",
-  DATABASE_URL: url.toString(),
+  DATABASE_URL: database.url,
   REDIS_URL: process.env.REDIS_URL ?? "",
   NODE_EXTRA_CA_CERTS: certificates.caFile,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
@@ -41,7 +31,7 @@ const env = bareEnv({
 });
 // API and worker in one process for the latency run, as `npm start` runs them.
 let server = await runServer([], env);
-const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+const pool = new pg.Pool({ connectionString: database.url, max: 2 });
 try {
   const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });
   const { key } = await createApiKey(pool, {
@@ -93,6 +83,5 @@ try {
   await pool.end();
   await server.stop("SIGKILL");
   await receiver.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
+  await database.drop();
 }

@@ -55,6 +55,21 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** The newest delivery of a subscription once `done` holds (by default: no longer pending). */
+async function settled(
+  client: ServiceClient,
+  webhookId: string,
+  done: (delivery: { status: string; attempt_count: number }) => boolean = (delivery) => delivery.status !== "pending",
+) {
+  for (let i = 0; ; i++) {
+    const [delivery] = ok(
+      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: webhookId } } }),
+    ).data;
+    if ((delivery && done(delivery)) || i >= 100) return delivery;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe("signed webhook delivery", () => {
   it("delivers lead.captured, conversation.created and ticket.updated, verified by our verifier and by standardwebhooks", async () => {
     const client = await newClient();
@@ -97,9 +112,17 @@ describe("signed webhook delivery", () => {
     );
     expect(leadEvent.data.object).toEqual(lead);
 
-    const list = ok(
+    // Wait until the worker has recorded the last answer (the receiver sees the request first).
+    await settled(client, subscription.id);
+    let list = ok(
       await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
     );
+    for (let i = 0; i < 100 && list.data.some((delivery) => delivery.status !== "succeeded"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      list = ok(
+        await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
+      );
+    }
     expect(list.data).toHaveLength(4);
     expect(list.data.every((delivery) => delivery.status === "succeeded" && delivery.attempts.length === 1)).toBe(true);
   });
@@ -117,9 +140,8 @@ describe("signed webhook delivery", () => {
     const [a, b, c] = attempts.map((attempt) => attempt.at) as [number, number, number];
     expect(b - a).toBeGreaterThanOrEqual(200);
     expect(c - b).toBeGreaterThan(b - a);
-    const [delivery] = ok(
-      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
-    ).data;
+    // The receiver has answered; the worker records the attempt a moment later.
+    const delivery = await settled(client, subscription.id);
     expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 3 });
     expect(delivery?.attempts.map((attempt) => attempt.response_status)).toEqual([500, 500, 204]);
   });
@@ -142,6 +164,28 @@ describe("signed webhook delivery", () => {
     expect(state).toMatchObject({ enabled: false, disabled_reason: "endpoint_gone" });
   });
 
+  it("disables a subscription whose deliveries have failed for 5 days straight", async () => {
+    const client = await newClient();
+    receiver.respond = (request) => (request.path === "/failing" ? { status: 500 } : { status: 204 });
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/failing`, events: ["lead.captured"] } }),
+    );
+    // Its earlier failures began 5 days and a minute ago.
+    await pool.query("UPDATE webhooks SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1", [
+      subscription.id,
+    ]);
+    ok(await client.POST("/v1/leads", { body: { name: "Still failing" } }));
+    await receiver.waitFor(1, "/failing");
+    let state = ok(
+      await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }),
+    );
+    for (let i = 0; i < 50 && state.enabled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }));
+    }
+    expect(state).toMatchObject({ enabled: false, disabled_reason: "failing" });
+  });
+
   it("does not follow a redirect", async () => {
     const client = await newClient();
     receiver.respond = (request) =>
@@ -153,9 +197,7 @@ describe("signed webhook delivery", () => {
     await receiver.waitFor(1, "/moved");
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received.filter((request) => request.path === "/elsewhere")).toHaveLength(0);
-    const [delivery] = ok(
-      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
-    ).data;
+    const delivery = await settled(client, subscription.id, (found) => found.attempt_count >= 1);
     expect(delivery?.attempts[0]).toMatchObject({
       response_status: 302,
       error: expect.stringMatching(/redirect .* not followed/),

@@ -18,19 +18,6 @@ export type TicketUpdate = components["schemas"]["TicketUpdate"];
 type Status = Ticket["status"];
 
 const TICKET_ID = /^tkt_[0-9A-HJKMNP-TV-Z]{26}$/;
-const UPDATABLE = [
-  "subject",
-  "description",
-  "status",
-  "priority",
-  "lead_id",
-  "conversation_id",
-  "assignee",
-  "tags",
-  "due_at",
-  "solved_at",
-  "closed_at",
-];
 /** The fields of a ticket that a change can touch, as the event names them. */
 const FIELDS = [
   "subject",
@@ -234,7 +221,7 @@ export async function updateTicket(
     workspaceId,
     id,
     Object.fromEntries(changed.map((field) => [field, changes[field]])),
-    UPDATABLE,
+    FIELDS,
   );
   const ticket = toTicket(row as TicketRow);
   await record(db, workspaceId, "ticket.updated", {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockedAddress, checkWebhookUrl } from "./ssrf.ts";
+import { blockedAddress, checkWebhookUrl, pinnedLookup } from "./ssrf.ts";
 
 describe("blockedAddress", () => {
   it.each([
@@ -62,5 +62,30 @@ describe("checkWebhookUrl", () => {
     await expect(checkWebhookUrl("http://127.0.0.1/x", { allowPrivateNetworks: true })).rejects.toMatchObject({
       code: "WEBHOOK_URL_NOT_ALLOWED",
     });
+  });
+});
+
+describe("pinnedLookup", () => {
+  const lookupWith = (addresses: string[], allowPrivateNetworks = false) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) => {
+      pinnedLookup({ allowPrivateNetworks, resolve: async () => addresses })(
+        "hooks.example.com",
+        {},
+        (error, address) => resolve({ error, address }),
+      );
+    });
+
+  it("connects to the checked address", async () => {
+    expect(await lookupWith(["93.184.216.34"])).toEqual({ error: null, address: "93.184.216.34" });
+  });
+
+  it("refuses at connection time a name that now resolves to a private address (DNS rebinding)", async () => {
+    const { error } = await lookupWith(["10.0.0.7"]);
+    expect(error?.code).toBe("EADDRNOTALLOWED");
+    expect((await lookupWith(["93.184.216.34", "169.254.169.254"])).error?.code).toBe("EADDRNOTALLOWED");
+  });
+
+  it("lets private addresses through only when allowed", async () => {
+    expect(await lookupWith(["127.0.0.1"], true)).toEqual({ error: null, address: "127.0.0.1" });
   });
 });
