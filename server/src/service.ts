@@ -75,13 +75,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     { work: runWorker },
   );
 
-  const limiters = createLimiters({
-    redis,
-    pool: db.pool,
-    keyPrefix: config.rateLimitKeyPrefix,
-    overrides: config.rateLimits,
-    logger,
-  });
+  const limiters = createLimiters({ redis, pool: db.pool, config, logger });
   const lastUsed = createLastUsedTracker(db.pool, logger);
   await queue.createQueue(DELIVERY_QUEUE);
   const enqueue = createEnqueue(queue, { timeoutMs: config.webhookTimeoutMs });

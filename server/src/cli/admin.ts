@@ -75,13 +75,7 @@ async function main(): Promise<number> {
         });
         break;
       case "limits:clear": {
-        const limiters = createLimiters({
-          redis,
-          pool: db.pool,
-          keyPrefix: config.rateLimitKeyPrefix,
-          overrides: config.rateLimits,
-          logger,
-        });
+        const limiters = createLimiters({ redis, pool: db.pool, config, logger });
         result = await clearLimit(limiters, { limiter: required(values, "limiter"), key: required(values, "key") });
         break;
       }

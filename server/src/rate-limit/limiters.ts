@@ -17,6 +17,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from "rate-limiter-flexible";
+import type { Config } from "../config.ts";
 import { AppError } from "../http/errors.ts";
 import {
   type CounterState,
@@ -25,15 +26,13 @@ import {
   LIMITER_NAMES,
   type LimitDecision,
   type LimiterName,
-  type LimitOverrides,
   type LimitRule,
 } from "./policy.ts";
 
 export interface LimiterOptions {
   redis: Redis | undefined;
   pool: pg.Pool;
-  keyPrefix: string;
-  overrides: LimitOverrides;
+  config: Pick<Config, "rateLimitKeyPrefix" | "rateLimits">;
   logger: Logger;
 }
 
@@ -50,10 +49,14 @@ export interface Limiters {
 }
 
 export function createLimiters(options: LimiterOptions): Limiters {
-  const rules = new Map(LIMITER_NAMES.map((name) => [name, effectiveRule(name, options.overrides)]));
+  const rules = new Map(LIMITER_NAMES.map((name) => [name, effectiveRule(name, options.config.rateLimits)]));
   const instances = new Map<LimiterName, RateLimiterAbstract>();
   for (const [name, rule] of rules) {
-    const base = { keyPrefix: `${options.keyPrefix}:${name}`, points: rule.points, duration: rule.durationSeconds };
+    const base = {
+      keyPrefix: `${options.config.rateLimitKeyPrefix}:${name}`,
+      points: rule.points,
+      duration: rule.durationSeconds,
+    };
     instances.set(
       name,
       options.redis
