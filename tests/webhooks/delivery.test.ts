@@ -72,6 +72,15 @@ async function settled(
   }
 }
 
+/** The subscription once the worker has disabled it (or as it is after 2.5 s). */
+async function onceDisabled(client: ServiceClient, webhookId: string) {
+  for (let i = 0; ; i++) {
+    const state = ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } } }));
+    if (!state.enabled || i >= 50) return state;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe("signed webhook delivery", () => {
   it("delivers lead.captured, conversation.created and ticket.updated, verified by our verifier and by standardwebhooks", async () => {
     const client = await newClient();
@@ -156,13 +165,7 @@ describe("signed webhook delivery", () => {
     );
     ok(await client.POST("/v1/leads", { body: { name: "Gone" } }));
     await receiver.waitFor(1, "/gone");
-    let state = ok(
-      await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }),
-    );
-    for (let i = 0; i < 50 && state.enabled; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      state = ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }));
-    }
+    const state = await onceDisabled(client, subscription.id);
     expect(state).toMatchObject({ enabled: false, disabled_reason: "endpoint_gone" });
   });
 
@@ -178,13 +181,7 @@ describe("signed webhook delivery", () => {
     ]);
     ok(await client.POST("/v1/leads", { body: { name: "Still failing" } }));
     await receiver.waitFor(1, "/failing");
-    let state = ok(
-      await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }),
-    );
-    for (let i = 0; i < 50 && state.enabled; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      state = ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: subscription.id } } }));
-    }
+    const state = await onceDisabled(client, subscription.id);
     expect(state).toMatchObject({ enabled: false, disabled_reason: "failing" });
   });
 

@@ -1,17 +1,10 @@
 import type pg from "pg";
 
-/**
- * Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws.
- * `setup` is SQL without parameters (`SET LOCAL …`) sent with BEGIN in the same round trip.
- */
-export async function withTransaction<T>(
-  pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<T>,
-  setup?: string,
-): Promise<T> {
+/** Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query(setup ? `BEGIN; ${setup}` : "BEGIN");
+    await client.query("BEGIN");
     const result = await work(client);
     await client.query("COMMIT");
     return result;

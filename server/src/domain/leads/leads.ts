@@ -89,11 +89,8 @@ export async function listLeads(
   return { ...page, data: page.data.map(toLead) };
 }
 
-export async function getLead(db: Db, workspaceId: string, id: string, forUpdate = false): Promise<Lead> {
-  const { rows } = await db.query<LeadRow>(
-    `SELECT * FROM leads WHERE workspace_id = $1 AND id = $2${forUpdate ? " FOR UPDATE" : ""}`,
-    [workspaceId, id],
-  );
+export async function getLead(db: Db, workspaceId: string, id: string): Promise<Lead> {
+  const { rows } = await db.query<LeadRow>("SELECT * FROM leads WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
   if (!rows[0]) throw new AppError("LEAD_NOT_FOUND", { detail: `No lead ${id} in this workspace.` });
   return toLead(rows[0]);
 }
