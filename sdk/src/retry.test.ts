@@ -43,22 +43,34 @@ describe("retryingFetch", () => {
 
   it("gives up after maxRetries and returns the last answer; never retries other statuses", async () => {
     let calls = 0;
-    const always503 = retryingFetch(async () => (calls++, new Response(null, { status: 503 })), {
-      maxRetries: 2,
-      maxDelayMs: 10,
-      baseDelayMs: 1,
-      sleep: async () => undefined,
-    });
+    const always503 = retryingFetch(
+      async () => {
+        calls++;
+        return new Response(null, { status: 503 });
+      },
+      {
+        maxRetries: 2,
+        maxDelayMs: 10,
+        baseDelayMs: 1,
+        sleep: async () => undefined,
+      },
+    );
     expect((await always503(request())).status).toBe(503);
     expect(calls).toBe(3);
 
     let badCalls = 0;
-    const bad = retryingFetch(async () => (badCalls++, new Response(null, { status: 400 })), {
-      maxRetries: 3,
-      maxDelayMs: 10,
-      baseDelayMs: 1,
-      sleep: async () => undefined,
-    });
+    const bad = retryingFetch(
+      async () => {
+        badCalls++;
+        return new Response(null, { status: 400 });
+      },
+      {
+        maxRetries: 3,
+        maxDelayMs: 10,
+        baseDelayMs: 1,
+        sleep: async () => undefined,
+      },
+    );
     expect((await bad(request())).status).toBe(400);
     expect(badCalls).toBe(1);
   });

@@ -71,16 +71,16 @@ async function main(): Promise<void> {
   const doc30 = postProcess(v30);
   // defaultNonNullable off: a field with a default is optional in requests (the server fills it in); the
   // default of openapi-typescript 7 would make clients send `status: "new"` on every lead.
-  // biome-ignore lint/suspicious/noExplicitAny: openapi-typescript takes its own OpenAPI3 type.
-  const schemaTs =
-    TS_BANNER + astToString(await openapiTS(doc31 as any, { alphabetize: false, defaultNonNullable: false }));
-
-  // biome-ignore lint/suspicious/noExplicitAny: openapi-typescript takes its own OpenAPI3 type.
-  const eventsTs =
+  const toTypeScript = async (doc: Record<string, unknown>) =>
     TS_BANNER +
     astToString(
-      await openapiTS(eventSchemasOnly(doc31, "Event") as any, { alphabetize: false, defaultNonNullable: false }),
+      await openapiTS(doc as Parameters<typeof openapiTS>[0] & object, {
+        alphabetize: false,
+        defaultNonNullable: false,
+      }),
     );
+  const schemaTs = await toTypeScript(doc31);
+  const eventsTs = await toTypeScript(eventSchemasOnly(doc31, "Event"));
 
   const artifacts: Record<string, string> = {
     [join(repoDir, "spec", "generated", "openapi.yaml")]: toYaml(doc31),

@@ -90,7 +90,10 @@ export async function listLeads(
 }
 
 export async function getLead(db: Db, workspaceId: string, id: string): Promise<Lead> {
-  const { rows } = await db.query<LeadRow>("SELECT * FROM leads WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
+  const { rows } = await db.query<LeadRow>("SELECT * FROM leads WHERE workspace_id = $1 AND id = $2", [
+    workspaceId,
+    id,
+  ]);
   if (!rows[0]) throw new AppError("LEAD_NOT_FOUND", { detail: `No lead ${id} in this workspace.` });
   return toLead(rows[0]);
 }

@@ -123,7 +123,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       [deliveryId],
     );
     const row = rows[0];
-    if (!row || row.delivery_status !== "pending") return;
+    if (row?.delivery_status !== "pending") return;
     if (!row.enabled) {
       await options.pool.query(
         "UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now() WHERE id = $1",
