@@ -7,6 +7,7 @@ export default defineConfig({
       "server/src/**/*.test.ts",
       "sdk/src/**/*.test.ts",
       "webhook-verifier/src/**/*.test.ts",
+      "console/src/**/*.test.ts",
     ],
     globalSetup: ["tests/setup/postgres.ts"],
     // Real PostgreSQL, Redis and child processes: generous limits, never used as speed assertions.

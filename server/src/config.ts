@@ -2,6 +2,7 @@
  * The only module that reads the environment. `loadConfig()` turns it into a frozen, typed object with every
  * default in one place, and refuses to start on a setting it cannot parse (listing every bad one at once).
  */
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { LIMITER_NAMES, type LimiterName, type LimitOverrides } from "./rate-limit/policy.ts";
 
@@ -46,6 +47,19 @@ export interface Config {
   /** Delays between webhook delivery attempts, in seconds (tests compress it). */
   readonly webhookRetrySchedule: readonly number[] | undefined;
   readonly webhookTimeoutMs: number;
+  /** Connecting to PostgreSQL, and waiting for a pooled connection (DB_CONNECT_TIMEOUT_MS). */
+  readonly dbConnectTimeoutMs: number;
+  /** PostgreSQL's `statement_timeout`; the client gives up a little later on a server that does not answer at all. */
+  readonly dbStatementTimeoutMs: number;
+  /** Connections per pool (DB_POOL_MAX). */
+  readonly dbPoolMax: number;
+  /** How long one Redis command may take before the PostgreSQL insurance limiter answers instead. */
+  readonly redisCommandTimeoutMs: number;
+  /** Port of the Prometheus `/metrics` listener; unset: no metrics listener. Never served on the API port. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
+  /** API processes on one port (node:cluster); WEB_CONCURRENCY, default: the cores in production, 1 otherwise. */
+  readonly webConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -174,6 +188,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     idempotencyWaitMs: integer("IDEMPOTENCY_WAIT_MS", 10_000, 1, 60_000),
     webhookRetrySchedule: schedule("WEBHOOK_RETRY_SCHEDULE"),
     webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 15_000, 100, 60_000),
+    dbConnectTimeoutMs: integer("DB_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
+    dbStatementTimeoutMs: integer("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
+    dbPoolMax: integer("DB_POOL_MAX", 20, 2, 500),
+    redisCommandTimeoutMs: integer("REDIS_COMMAND_TIMEOUT_MS", 500, 10, 60_000),
+    metricsPort: read("METRICS_PORT") === undefined ? undefined : integer("METRICS_PORT", 0, 0, 65535),
+    metricsHost: read("METRICS_HOST") ?? "127.0.0.1",
+    webConcurrency: integer("WEB_CONCURRENCY", nodeEnv === "production" ? availableParallelism() : 1, 1, 64),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -9,15 +9,28 @@
  * SIGTERM/SIGINT shut down gracefully: stop accepting, let in-flight requests finish (up to
  * SHUTDOWN_TIMEOUT_MS), then close the queue, Redis and PostgreSQL.
  */
+
+import cluster from "node:cluster";
+import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV, runPrimary } from "./cluster.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger, flushLogs } from "./logger.ts";
 import { startService } from "./service.ts";
 
 const ROLES = ["start", "api", "worker", "migrate"] as const;
+
+/**
+ * One line for the person who ran `npm start`: where the console, the reference and the API are. In a terminal it
+ * is plain text; otherwise (a log collector reads stdout) it is a log entry like any other.
+ */
+function announce(url: string, logger: ReturnType<typeof createLogger>): void {
+  const line = `Service Platform is ready: console ${url}/ · API reference ${url}/docs · API ${url}/v1`;
+  if (process.stdout.isTTY) process.stdout.write(`${line}\n`);
+  else logger.info({ console: `${url}/`, docs: `${url}/docs`, api: `${url}/v1` }, line);
+}
 type Role = (typeof ROLES)[number];
 
 async function main(): Promise<void> {
-  const role = (process.argv[2] ?? "start") as Role;
+  const role = (cluster.isWorker ? process.env[CLUSTER_ROLE_ENV] : (process.argv[2] ?? "start")) as Role;
   if (!ROLES.includes(role)) {
     console.error(`usage: main.js [${ROLES.join("|")}]`);
     process.exit(2);
@@ -30,12 +43,19 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config);
+  if (cluster.isPrimary && config.webConcurrency > 1 && (role === "start" || role === "api")) {
+    await runPrimary(config, logger, role);
+    return;
+  }
   const service = await startService(config, logger, role);
   if (role === "migrate") {
     await service.stop();
     flushLogs(logger);
     return;
   }
+
+  // One announcement, from the first process (every process of a cluster serves the same address).
+  if (service.url && (process.env[CLUSTER_INDEX_ENV] ?? "0") === "0") announce(service.url, logger);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

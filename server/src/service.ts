@@ -27,10 +27,11 @@ import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
 import { workspaceHandlers } from "./domain/workspaces/workspace.routes.ts";
 import { createApp } from "./http/app.ts";
 import { createAuthenticators } from "./http/authenticate.ts";
+import { loadOpenApiDocument } from "./http/openapi-document.ts";
 import { startQueue } from "./jobs/queue.ts";
 import { createMailer } from "./mail/mailer.ts";
-import { createMetrics } from "./ops/metrics.ts";
-import { loadOpenApiDocument } from "./ops/openapi-document.ts";
+import { findConsoleBuild } from "./ops/console.ts";
+import { createMetrics, startMetricsServer } from "./ops/metrics.ts";
 import type { ReadinessCheck } from "./ops/ops.routes.ts";
 import { createLimiters, type Limiters } from "./rate-limit/limiters.ts";
 
@@ -39,6 +40,8 @@ export type Role = "start" | "api" | "worker" | "migrate";
 export interface RunningService {
   /** `http://host:port` of the API, when this role serves it. */
   readonly url: string | undefined;
+  /** The Prometheus endpoint, when METRICS_PORT is set. */
+  readonly metricsUrl: string | undefined;
   readonly db: Database;
   readonly limiters: Limiters | undefined;
   /** Writes pending API-key last-used times now (they are otherwise batched every 15 s). */
@@ -51,24 +54,48 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   const applied = await migrate(db.pool);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   if (role === "migrate") {
-    return { url: undefined, db, limiters: undefined, flushLastUsed: async () => undefined, stop: () => db.close() };
+    return {
+      url: undefined,
+      metricsUrl: undefined,
+      db,
+      limiters: undefined,
+      flushLastUsed: async () => undefined,
+      stop: () => db.close(),
+    };
   }
 
   const redis =
     config.redisUrl === undefined
       ? undefined
       : new Redis(config.redisUrl, {
-          // Fail fast instead of queueing commands while Redis is down (rate-limiter-flexible's advice).
+          // Fail fast instead of queueing commands while Redis is down (rate-limiter-flexible's advice), and give
+          // up on a command that a hung Redis does not answer: the limiters then count in PostgreSQL.
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
+          commandTimeout: config.redisCommandTimeoutMs,
+          connectTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
           lazyConnect: false,
         });
-  redis?.on("error", (error) => logger.warn({ err: error.message }, "redis error"));
+  let redisDown = false;
+  redis?.on("error", (error) => {
+    if (!redisDown) logger.warn({ err: error.message }, "redis error");
+    redisDown = true;
+  });
+  redis?.on("ready", () => {
+    if (redisDown) logger.info("redis connection restored");
+    redisDown = false;
+  });
 
   const serveApi = role === "start" || role === "api";
   const runWorker = role === "start" || role === "worker";
-  const queue: PgBoss = await startQueue(db.url, logger, { worker: runWorker });
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, pool: db.pool, logger });
+  const queue: PgBoss = await startQueue(db.settings, logger, { worker: runWorker });
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    pool: db.pool,
+    logger,
+    logLinks: config.nodeEnv !== "production",
+  });
   await registerAuthJobs(
     queue,
     { pool: db.pool, mailer, publicBaseUrl: config.publicBaseUrl, logger },
@@ -84,7 +111,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     ? await startDeliveryWorker({
         pool: db.pool,
         queue,
-        databaseUrl: db.url,
+        settings: db.settings,
         enqueue,
         logger,
         urls,
@@ -92,7 +119,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         timeoutMs: config.webhookTimeoutMs,
       })
     : undefined;
-  const keys = await createApiKeyCache({ pool: db.pool, databaseUrl: db.url, logger });
+  const keys = await createApiKeyCache({ pool: db.pool, settings: db.settings, logger });
 
   const readiness: ReadinessCheck[] = [
     { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
@@ -100,6 +127,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   ];
   if (redis) readiness.push({ name: "redis", check: async () => void (await redis.ping()) });
 
+  const metrics = createMetrics();
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost });
   let shuttingDown = false;
   let server: Server | undefined;
   let url: string | undefined;
@@ -113,17 +145,25 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
     });
     const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: eventRecorder(enqueue) };
+    const consoleBuild = findConsoleBuild();
+    if (!consoleBuild) logger.warn("the console is not built (npm run build): / answers 404");
     const app = createApp({
+      console: consoleBuild,
       config,
       logger,
-      metrics: createMetrics(),
+      metrics,
       openapi: loadOpenApiDocument(),
       readiness,
       isShuttingDown: () => shuttingDown,
       authenticators: createAuthenticators({ pool: db.pool, keys, limiters, lastUsed }),
       handlers: {
-        ...authHandlers({ service: auth, pool: db.pool, secureCookies: config.publicBaseUrl.startsWith("https:") }),
-        ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool) }),
+        ...authHandlers({
+          service: auth,
+          pool: db.pool,
+          secureCookies: config.publicBaseUrl.startsWith("https:"),
+          registrationMode: config.registrationMode,
+        }),
+        ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
         ...v1Handlers(writes),
         ...webhookHandlers("Webhooks", { ...writes, urls, enqueue }),
         ...webhookHandlers("WorkspaceWebhooks", { ...writes, urls, enqueue }),
@@ -137,11 +177,15 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     const address = server.address() as AddressInfo;
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;
-    logger.info({ url, role, embedded_postgres: db.embedded, redis: redis !== undefined }, "API listening");
+    logger.info(
+      { url, role, pid: process.pid, embedded_postgres: db.embedded, redis: redis !== undefined },
+      "API listening",
+    );
   }
 
   return {
     url,
+    metricsUrl: metricsServer?.url,
     db,
     limiters,
     flushLastUsed: () => lastUsed.flush(),
@@ -154,10 +198,15 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         await closing;
         clearTimeout(timer);
       }
+      await metricsServer?.close();
       await worker?.stop();
       await lastUsed.stop();
       await keys.stop();
       await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });
+      // pg-boss may still hold a connection or a timer after stop(): when the database goes down next, the errors it
+      // reports are the expected end of those, not an outage worth a warning.
+      queue.removeAllListeners("error");
+      queue.on("error", (error) => logger.debug({ err: error }, "queue connection closed while stopping"));
       redis?.disconnect();
       await db.close();
     },

@@ -2,8 +2,12 @@
  * Builds every artifact of the contract from the TypeSpec source:
  *   spec/generated/openapi.yaml       OpenAPI 3.1 (the reference document)
  *   spec/generated/openapi.3.0.yaml   OpenAPI 3.0, for tools that only read 3.0
- *   sdk/src/generated/schema.ts       TypeScript types (openapi-typescript), imported by the SDK and the server
+ *   spec/generated/schema.ts          TypeScript types (openapi-typescript), exported as `@service/spec/schema`:
+ *                                     the server and the console import the contract's types from the contract
+ *   sdk/src/generated/schema.ts       the same types, inside the published SDK (which cannot depend on the
+ *                                     private spec package)
  *   webhook-verifier/src/generated/events.ts   the event types alone, for the zero-dependency verifier
+ *   console/src/generated/enums.ts    the values of the enums the console lists (scopes, event types), as arrays
  *
  * `--check` builds the same in memory and fails when a committed file differs: CI runs it, so a `.tsp` change
  * without regeneration cannot land.
@@ -16,7 +20,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { parse, stringify } from "yaml";
-import { eventSchemasOnly, postProcess } from "./post-process.ts";
+import { eventSchemasOnly, forTypes, postProcess } from "./post-process.ts";
 
 const specDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -60,6 +64,23 @@ function compileTypeSpec(): { v30: Record<string, unknown>; v31: Record<string, 
   }
 }
 
+/**
+ * The values of a few enums as runtime arrays: the console draws a checkbox per scope and per event type, and
+ * types carry no values. Each array is checked against the schema's type, so a drift fails the type check.
+ */
+function enumValuesTs(doc: Record<string, unknown>, names: Record<string, string>): string {
+  const schemas = (doc.components as { schemas: Record<string, { enum?: unknown[] }> }).schemas;
+  let out = TS_BANNER.replace("(openapi-typescript)", "(enum values)");
+  out += 'import type { components } from "@service/spec/schema";\n';
+  for (const [constant, schema] of Object.entries(names)) {
+    const values = schemas[schema]?.enum;
+    if (!values) throw new Error(`no enum ${schema} in the document`);
+    out += `\n/** Every value of \`${schema}\`, in the contract's order. */\n`;
+    out += `export const ${constant} = ${JSON.stringify(values)} as const satisfies readonly components["schemas"]["${schema}"][];\n`;
+  }
+  return out;
+}
+
 function toYaml(doc: unknown): string {
   // lineWidth 0: never fold long strings, so that output does not depend on the yaml library's wrapping.
   return YAML_BANNER + stringify(doc, { lineWidth: 0 });
@@ -79,14 +100,19 @@ async function main(): Promise<void> {
         defaultNonNullable: false,
       }),
     );
-  const schemaTs = await toTypeScript(doc31);
-  const eventsTs = await toTypeScript(eventSchemasOnly(doc31, "Event"));
+  const schemaTs = await toTypeScript(forTypes(doc31));
+  const eventsTs = await toTypeScript(eventSchemasOnly(forTypes(doc31), "Event"));
 
   const artifacts: Record<string, string> = {
     [join(repoDir, "spec", "generated", "openapi.yaml")]: toYaml(doc31),
     [join(repoDir, "spec", "generated", "openapi.3.0.yaml")]: toYaml(doc30),
+    [join(repoDir, "spec", "generated", "schema.ts")]: schemaTs,
     [join(repoDir, "sdk", "src", "generated", "schema.ts")]: schemaTs,
     [join(repoDir, "webhook-verifier", "src", "generated", "events.ts")]: eventsTs,
+    [join(repoDir, "console", "src", "generated", "enums.ts")]: enumValuesTs(doc31, {
+      SCOPES: "Scope",
+      EVENT_TYPES: "EventType",
+    }),
   };
 
   const stale: string[] = [];

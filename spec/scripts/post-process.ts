@@ -12,13 +12,25 @@
  * 4. In 3.1, an open map (`Record<unknown>`, emitted as `unevaluatedProperties: {}` under sealing) becomes
  *    `additionalProperties: {}`: the same meaning for a schema without composition, and the form that
  *    openapi-typescript and most generators read (they would type the map as empty).
+ * 5. A closed object (`additionalProperties` or `unevaluatedProperties` of `{not: {}}`) says `false`, the same
+ *    meaning in the form that code generators and mock servers read (with `{not: {}}`, openapi-typescript-codegen
+ *    typed every model as `Record<string, any>` and Prism's mocks invented keys).
+ * 6. Every query parameter is `allowReserved`: `?email=ada@example.com` and `?created_after=…T00:00:00Z` are
+ *    what axios, Postman and curl send (RFC 3986 §3.4 allows `@`, `:` and `/` in a query).
+ * 7. The API key is the document's default `security`; an operation without authentication says `security: []`.
+ * 8. A schema's `x-required-any-of` (lists of property names) becomes `anyOf` of `required` lists: "give at least
+ *    one of these", which TypeSpec cannot say.
+ * 9. Examples of every parameter and every error answer (examples.ts).
  */
+
+import { errorExamples, parameterExamples } from "./examples.ts";
 
 type Json = Record<string, unknown>;
 
 export const WEBHOOK_EXTENSION = "x-webhook";
 export const SCOPES_EXTENSION = "x-required-scopes";
 export const BEARER_SCHEME = "ApiKeyBearer";
+export const ANY_OF_REQUIRED_EXTENSION = "x-required-any-of";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -33,6 +45,7 @@ export function postProcess(input: Json): Json {
   const is31 = version.startsWith("3.1");
   const paths = isObject(doc.paths) ? doc.paths : {};
   const webhooks: Json = {};
+  const operations: { path: string; method: string; operation: Json }[] = [];
 
   for (const [path, item] of Object.entries(paths)) {
     if (!isObject(item)) continue;
@@ -50,11 +63,30 @@ export function postProcess(input: Json): Json {
       if (is31 && Array.isArray(scopes)) {
         operation.security = [{ [BEARER_SCHEME]: scopes }];
       }
+      if (
+        Array.isArray(operation.security) &&
+        operation.security.every((item) => isObject(item) && !Object.keys(item).length)
+      ) {
+        operation.security = [];
+      }
+      for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
+        if (isObject(parameter) && parameter.in === "query") parameter.allowReserved = true;
+      }
+      operations.push({ path, method, operation });
     }
   }
+  const components = isObject(doc.components) ? doc.components : {};
+  for (const parameter of Object.values(isObject(components.parameters) ? components.parameters : {})) {
+    if (isObject(parameter) && parameter.in === "query") parameter.allowReserved = true;
+  }
+  doc.security = [{ [BEARER_SCHEME]: [] }];
 
   if (!is31) typeNullableRefs(doc);
   if (is31) openMaps(doc);
+  closeObjects(doc);
+  anyOfRequired(doc);
+  parameterExamples(doc, operations);
+  errorExamples(operations);
 
   if (Object.keys(webhooks).length > 0) {
     const sorted = Object.fromEntries(Object.entries(webhooks).sort(([a], [b]) => a.localeCompare(b)));
@@ -112,6 +144,61 @@ function openMaps(node: unknown): void {
     node.additionalProperties = {};
   }
   for (const child of Object.values(node)) openMaps(child);
+}
+
+function closeObjects(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) closeObjects(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const key of ["additionalProperties", "unevaluatedProperties"]) {
+    const value = node[key];
+    if (isObject(value) && isObject(value.not) && Object.keys(value).length === 1 && !Object.keys(value.not).length) {
+      node[key] = false;
+    }
+  }
+  for (const child of Object.values(node)) closeObjects(child);
+}
+
+function anyOfRequired(doc: Json): void {
+  const components = isObject(doc.components) ? doc.components : {};
+  for (const schema of Object.values(isObject(components.schemas) ? components.schemas : {})) {
+    if (!isObject(schema)) continue;
+    const lists = schema[ANY_OF_REQUIRED_EXTENSION];
+    if (!Array.isArray(lists)) continue;
+    delete schema[ANY_OF_REQUIRED_EXTENSION];
+    schema.anyOf = lists.map((name) => ({ required: [name] }));
+  }
+}
+
+/**
+ * The document that TypeScript types are generated from: without the presence-only `anyOf` of `required` lists
+ * (openapi-typescript reads each branch as `unknown`, which swallowed the whole `LeadCreate` type; optional fields
+ * already describe the shape, and the server enforces the rule) and without the error answers' examples (one JSDoc
+ * block per operation and status: thousands of lines in every consumer's editor, saying what the catalog says).
+ */
+export function forTypes(input: Json): Json {
+  const doc = structuredClone(input);
+  const visit = (node: unknown, parentKey: string | undefined): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child, undefined);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (
+      Array.isArray(node.anyOf) &&
+      node.anyOf.every(
+        (branch) => isObject(branch) && Object.keys(branch).length === 1 && Array.isArray(branch.required),
+      )
+    ) {
+      delete node.anyOf;
+    }
+    if (parentKey === "application/problem+json") delete node.example;
+    for (const [key, child] of Object.entries(node)) visit(child, key);
+  };
+  visit(doc, undefined);
+  return doc;
 }
 
 /**

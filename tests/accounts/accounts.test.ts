@@ -53,24 +53,37 @@ describe("registration, verification and sessions", () => {
     );
   });
 
-  it("tells an unverified account from a wrong password only to someone who knows the password", async () => {
-    const email = uniqueEmail();
-    expect((await service().fetch("/api/auth/register", json({ email, password: PASSWORD }))).status).toBe(202);
-    await waitForMail(service(), email, "verify");
-    await expectProblem(
-      await service().fetch("/api/auth/login", json({ email, password: PASSWORD })),
-      403,
-      "EMAIL_NOT_VERIFIED",
+  it("answers a wrong password and an unverified registration byte for byte alike, and mails the owner a new link", async () => {
+    // The attack: register a victim's address with a password of one's own, then sign in with it. An existing
+    // account must answer exactly as a fresh address does.
+    const unverified = uniqueEmail("fresh");
+    expect((await service().fetch("/api/auth/register", json({ email: unverified, password: PASSWORD }))).status).toBe(
+      202,
     );
-    await expectProblem(
-      await service().fetch("/api/auth/login", json({ email, password: "not the password" })),
-      401,
-      "INVALID_CREDENTIALS",
-    );
-    await expectProblem(
-      await service().fetch("/api/auth/login", json({ email: uniqueEmail(), password: PASSWORD })),
-      401,
-      "INVALID_CREDENTIALS",
+    const firstLink = await waitForMail(service(), unverified, "verify");
+    const existing = uniqueEmail("existing");
+    await registerAndVerify(service(), existing, "the owner's own passphrase");
+
+    const answer = async (email: string) => {
+      const response = await service().fetch("/api/auth/login", json({ email, password: PASSWORD }));
+      const body = (await response.text()).replace(/req_[0-9A-Z]{26}/g, "req_");
+      const headers: string[] = [];
+      response.headers.forEach((value, name) => {
+        if (!["date", "request-id"].includes(name)) headers.push(`${name}: ${value}`);
+      });
+      return { status: response.status, body, headers };
+    };
+    const [fresh, taken, unknown] = [await answer(unverified), await answer(existing), await answer(uniqueEmail())];
+    expect(fresh.status).toBe(401);
+    expect(JSON.parse(fresh.body)).toMatchObject({ code: "INVALID_CREDENTIALS" });
+    expect(taken).toEqual(fresh);
+    expect(unknown).toEqual(fresh);
+
+    const newLink = await waitForMail(service(), unverified, "verify", firstLink.id);
+    expect(tokenIn(newLink.text)).not.toBe(tokenIn(firstLink.text));
+    expect((await service().fetch("/api/auth/verify", json({ token: tokenIn(newLink.text) }))).status).toBe(200);
+    expect((await service().fetch("/api/auth/login", json({ email: unverified, password: PASSWORD }))).status).toBe(
+      200,
     );
   });
 
@@ -110,6 +123,28 @@ describe("registration, verification and sessions", () => {
     );
     await expectProblem(await service().fetch("/api/auth/session", { headers: { cookie } }), 401, "UNAUTHENTICATED");
     expect((await service().fetch("/api/auth/login", json({ email, password: PASSWORD }))).status).toBe(401);
+    expect((await service().fetch("/api/auth/login", json({ email, password: "a brand new passphrase" }))).status).toBe(
+      200,
+    );
+  });
+
+  it("voids every older reset link once a reset completes", async () => {
+    const email = uniqueEmail("two-links");
+    await registerAndVerify(service(), email);
+    expect((await service().fetch("/api/auth/forgot", json({ email }))).status).toBe(200);
+    const older = await waitForMail(service(), email, "reset");
+    expect((await service().fetch("/api/auth/forgot", json({ email }))).status).toBe(200);
+    const newer = await waitForMail(service(), email, "reset", older.id);
+    const reset = await service().fetch(
+      "/api/auth/reset",
+      json({ token: tokenIn(newer.text), password: "a brand new passphrase" }),
+    );
+    expect(reset.status).toBe(200);
+    await expectProblem(
+      await service().fetch("/api/auth/reset", json({ token: tokenIn(older.text), password: "the attacker's choice" })),
+      400,
+      "TOKEN_INVALID",
+    );
     expect((await service().fetch("/api/auth/login", json({ email, password: "a brand new passphrase" }))).status).toBe(
       200,
     );

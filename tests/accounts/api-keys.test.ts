@@ -21,6 +21,8 @@ function asOwner(who: SignedIn, init: RequestInit = {}): RequestInit {
 async function createKey(who: SignedIn, body: object) {
   const response = await service().fetch("/api/workspace/api-keys", asOwner(who, json(body)));
   expect(response.status).toBe(201);
+  // The answer carries the key: no cache may keep it.
+  expect(response.headers.get("cache-control")).toBe("no-store");
   return (await response.json()) as { id: string; key: string; prefix: string; scopes: string[] };
 }
 
@@ -184,6 +186,53 @@ describe("the API key cache of another server process", () => {
         if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(status).toBe(401);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("races 200 revocations against lookups in flight on two servers: no revoked key is accepted afterwards", async () => {
+    const { loadConfig } = await import("../../server/src/config.ts");
+    const { startService } = await import("../../server/src/service.ts");
+    const { createApiKey } = await import("../../server/src/cli/admin-commands.ts");
+    const pino = (await import("pino")).default;
+    const other = await startService(loadConfig({ ...service().env, PORT: "0" }), pino({ level: "silent" }), "api");
+    try {
+      const me = await owner();
+      const pool = service().service.db.pool;
+      const keys = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          createApiKey(pool, { workspaceId: me.workspaceId, name: `race ${i}`, scopes: ["events:read"] }),
+        ),
+      );
+      const here = (key: string) =>
+        service()
+          .fetch("/v1/events", bearer(key))
+          .then((r) => r.status);
+      const there = (key: string) => fetch(`${other.url}/v1/events`, bearer(key)).then((r) => r.status);
+      const acceptedRightAfter: string[] = [];
+      for (let start = 0; start < keys.length; start += 20) {
+        await Promise.all(
+          keys.slice(start, start + 20).map(async ({ id, key }) => {
+            // Lookups that miss the cache and read the key while its revocation commits.
+            const racing = [here(key), there(key), here(key), there(key), here(key), there(key)];
+            const revoked = await service().fetch(`/api/workspace/api-keys/${id}`, asOwner(me, { method: "DELETE" }));
+            expect(revoked.status).toBe(204);
+            // The revoking server refuses the key before it answers the revocation.
+            if ((await here(key)) !== 401) acceptedRightAfter.push(id);
+            await Promise.all(racing);
+          }),
+        );
+      }
+      expect(acceptedRightAfter).toEqual([]);
+      // Once the notification has reached the other server, neither accepts any of them: a lookup that raced the
+      // revocation must not have put the key back in a cache (it would live there for 30 s).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const accepted: string[] = [];
+      for (const { id, key } of keys) {
+        if ((await here(key)) !== 401 || (await there(key)) !== 401) accepted.push(id);
+      }
+      expect(accepted).toEqual([]);
     } finally {
       await other.stop();
     }

@@ -1,9 +1,15 @@
 /**
- * Benchmark of the /v1 API on the machine's PostgreSQL and Redis, in one run:
- *   - a bare node:http hello server and a minimal Express 5 hello route (the ceilings),
- *   - GET /v1/leads (a page of 20 out of 10,000 leads) and POST /v1/leads with an Idempotency-Key,
- * each server in its own process, 32 keep-alive connections, 3 s per scenario. Prints req/s, p50, p99 and the
- * ratios to the Express hello route. Targets: GET ≥ 35 %, POST ≥ 15 %, p99 under 25 ms.
+ * The /v1 API against its floors, in one run on the machine's PostgreSQL and Redis (10,000 leads in the
+ * workspace), every server in its own process, each loaded by autocannon (32 connections, 1 s warm-up, 5 s):
+ *
+ *   node:http hello, Express 5 hello                the ceilings of a Node server on this machine
+ *   floor GET   node:http + pg (same pool size), the same page query, a JSON list
+ *   floor POST  node:http + pg: BEGIN, insert the lead, insert its event, COMMIT
+ *   the service (NODE_ENV=production): GET /v1/leads?limit=20, POST /v1/leads with an Idempotency-Key, with one
+ *   API process (WEB_CONCURRENCY=1, where CPU time per request is measured) and with two (WEB_CONCURRENCY=2)
+ *
+ * Prints req/s, p50, p99 and the service process's CPU time per request, then the service's ratios to its floors.
+ * Targets (issue 12): each ≥ 60 % of its floor's req/s, p99 ≤ 2 × the floor's p99.
  *
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
  *     npm run bench:api
@@ -17,17 +23,10 @@ import { bareEnv, runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { type LoadResult, load, report } from "./load.ts";
 
-const HELLO_HTTP = `import { createServer } from "node:http";
-const server = createServer((req, res) => { res.setHeader("content-type", "application/json"); res.end('{"hello":"world"}'); });
-server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
-const HELLO_EXPRESS = `import express from "express";
-const app = express();
-app.get("/", (req, res) => { res.json({ hello: "world" }); });
-const server = app.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
+const POOL_SIZE = "20";
 
-async function helloServer(source: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--input-type=module", "-e", source], {
-    cwd: "server",
+async function floorServer(kind: string, ...args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [new URL("./servers/floors.mjs", import.meta.url).pathname, kind, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<string>((resolve) => {
@@ -36,67 +35,87 @@ async function helloServer(source: string): Promise<{ url: string; child: ChildP
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-const database = await benchDatabase();
+const ratio = (service: LoadResult, floor: LoadResult) =>
+  `${service.name}: ${((service.perSecond / floor.perSecond) * 100).toFixed(1)} % of ${floor.name} (req/s), ` +
+  `p99 ${(service.p99 / Math.max(1, floor.p99)).toFixed(2)} × (${service.p99} ms vs ${floor.p99} ms)`;
 
+const database = await benchDatabase();
 const children: ChildProcess[] = [];
 try {
-  const server = await runServer(
-    ["api"],
+  const serviceEnv = (processes: number) =>
     bareEnv({
       NODE_ENV: "production",
       PORT: "0",
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL ?? "",
       API_RATE_LIMIT_PER_MINUTE: "1000000",
+      DB_POOL_MAX: POOL_SIZE,
+      WEB_CONCURRENCY: String(processes),
       LOG_LEVEL: "info",
-    }),
-  );
+    });
+  const server = await runServer(["api"], serviceEnv(1));
   children.push(server.child);
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });
-  const { key } = await createApiKey(pool, {
-    workspaceId: workspace.workspace_id,
-    name: "bench",
-    scopes: ["leads:read", "leads:write"],
-  });
+  const workspaceId = workspace.workspace_id;
+  const { key } = await createApiKey(pool, { workspaceId, name: "bench", scopes: ["leads:read", "leads:write"] });
   // 10,000 leads with ULID-shaped, time-ordered ids.
   await pool.query(
     `INSERT INTO leads (id, workspace_id, email, name, status, tags)
      SELECT 'lead_01JD' || lpad(upper(to_hex(g)), 22, '0'), $1, 'lead' || g || '@example.com', 'Lead ' || g, 'new', '{bench}'
        FROM generate_series(1, 10000) AS g`,
-    [workspace.workspace_id],
+    [workspaceId],
   );
   await pool.query("ANALYZE leads");
   await pool.end();
 
-  const http = await helloServer(HELLO_HTTP);
-  const express = await helloServer(HELLO_EXPRESS);
-  children.push(http.child, express.child);
+  const floors = {
+    http: await floorServer("hello-http"),
+    express: await floorServer("hello-express"),
+    get: await floorServer("get", database.url, workspaceId, POOL_SIZE),
+    post: await floorServer("post", database.url, workspaceId, POOL_SIZE),
+  };
+  children.push(...Object.values(floors).map((floor) => floor.child));
 
   const auth = { authorization: `Bearer ${key}` };
-  const results: LoadResult[] = [];
-  results.push(await load("node:http hello", http.url, () => ({ method: "GET", path: "/" })));
-  const expressHello = await load("Express 5 hello", express.url, () => ({ method: "GET", path: "/" }));
-  results.push(expressHello);
-  results.push(
-    await load("GET /v1/leads (20 of 10,000)", server.url, () => ({
-      method: "GET",
-      path: "/v1/leads?limit=20",
-      headers: auth,
-    })),
-  );
-  results.push(
-    await load("POST /v1/leads + Idempotency-Key", server.url, () => ({
-      method: "POST",
-      path: "/v1/leads",
-      headers: { ...auth, "content-type": "application/json", "idempotency-key": randomUUID() },
-      body: JSON.stringify({ email: `new.${randomUUID()}@example.com`, name: "Bench", tags: ["bench"] }),
-    })),
-  );
+  const newLead = () => JSON.stringify({ email: `new.${randomUUID()}@example.com`, name: "Bench", tags: ["bench"] });
+  const getPage = () => ({ method: "GET" as const, path: "/v1/leads?limit=20", headers: auth });
+  const postLead = () => ({
+    method: "POST" as const,
+    path: "/v1/leads",
+    headers: { ...auth, "content-type": "application/json", "idempotency-key": randomUUID() },
+    body: newLead(),
+  });
+  const hello = () => ({ method: "GET" as const, path: "/" });
+  const pid = server.child.pid;
+
+  const httpHello = await load("node:http hello", floors.http.url, hello);
+  const expressHello = await load("Express 5 hello", floors.express.url, hello);
+  const floorGet = await load("floor GET", floors.get.url, () => ({ method: "GET", path: "/" }));
+  const floorPost = await load("floor POST", floors.post.url, () => ({
+    method: "POST",
+    path: "/",
+    headers: { "content-type": "application/json" },
+    body: newLead(),
+  }));
+  const serviceGet = await load("GET /v1/leads?limit=20", server.url, getPage, pid ? { pid } : {});
+  const servicePost = await load("POST /v1/leads + Idempotency-Key", server.url, postLead, pid ? { pid } : {});
+  server.child.kill("SIGKILL");
+  const two = await runServer(["api"], serviceEnv(2));
+  children.push(two.child);
+  await new Promise((resolve) => setTimeout(resolve, 2_000)); // the second process
+  const twoGet = await load("GET /v1/leads, 2 processes", two.url, getPage);
+  const twoPost = await load("POST /v1/leads, 2 processes", two.url, postLead);
+
   console.log(
-    `32 connections, 3 s each; server NODE_ENV=production; counters in ${process.env.REDIS_URL ? "Redis" : "PostgreSQL"}`,
+    `autocannon, 32 connections, 1 s warm-up + 5 s each; NODE_ENV=production; pool ${POOL_SIZE}; ` +
+      `counters in ${process.env.REDIS_URL ? "Redis" : "PostgreSQL"}; 10,000 leads`,
   );
-  report(results, expressHello);
+  report([httpHello, expressHello, floorGet, serviceGet, twoGet, floorPost, servicePost, twoPost]);
+  console.log(ratio(serviceGet, floorGet));
+  console.log(ratio(twoGet, floorGet));
+  console.log(ratio(servicePost, floorPost));
+  console.log(ratio(twoPost, floorPost));
 } finally {
   for (const child of children) child.kill("SIGKILL");
   await database.drop();

@@ -24,7 +24,7 @@ let n = 0;
 const forgot = () => {
   n += 1;
   return {
-    method: "POST",
+    method: "POST" as const,
     path: "/api/auth/forgot",
     headers: {
       "content-type": "application/json",

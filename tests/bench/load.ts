@@ -1,8 +1,10 @@
 /**
- * A small closed-loop load generator: `connections` keep-alive clients each send requests back to back for
- * `durationMs`; reports requests per second and latency percentiles. Loopback only, bounded in time.
+ * Load generation for the benchmarks: autocannon (a maintained HTTP benchmarking tool), closed loop, keep-alive
+ * connections, loopback only, bounded in time. `make` builds each request, so that writes carry a fresh
+ * Idempotency-Key and body every time.
  */
-import { Agent, request } from "node:http";
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
 
 export interface LoadResult {
   name: string;
@@ -11,79 +13,79 @@ export interface LoadResult {
   perSecond: number;
   p50: number;
   p99: number;
+  /** CPU time of the measured server process per request, in ms (when its pid was given). */
+  cpuMsPerRequest?: number;
 }
 
 export interface LoadRequest {
-  method: string;
+  method: "GET" | "POST";
   path: string;
   headers?: Record<string, string>;
   body?: string;
 }
 
-function once(agent: Agent, base: URL, make: () => LoadRequest): Promise<number> {
-  const spec = make();
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      { agent, host: base.hostname, port: base.port, method: spec.method, path: spec.path, headers: spec.headers },
-      (res) => {
-        res.resume();
-        res.on("end", () =>
-          res.statusCode && res.statusCode < 500
-            ? resolve(performance.now() - started)
-            : reject(new Error(String(res.statusCode))),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(spec.body);
-  });
+export interface LoadOptions {
+  connections?: number;
+  durationSeconds?: number;
+  /** Measure this process's CPU time (user + system, from /proc) over the run. */
+  pid?: number;
+}
+
+/** CPU time of a process so far, in ms (Linux /proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export async function load(
   name: string,
   url: string,
   make: () => LoadRequest,
-  options = { connections: 32, durationMs: 3000 },
+  options: LoadOptions = {},
 ): Promise<LoadResult> {
-  const base = new URL(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const deadline = performance.now() + options.durationMs;
-  // Warm-up: a few requests per connection, not measured.
-  await Promise.all(Array.from({ length: options.connections }, () => once(agent, base, make).catch(() => 0)));
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: options.connections }, async () => {
-      while (performance.now() < deadline) {
-        try {
-          latencies.push(await once(agent, base, make));
-        } catch {
-          errors += 1;
-        }
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const first = make();
+  const run = (duration: number) =>
+    autocannon({
+      url,
+      connections: options.connections ?? 32,
+      duration,
+      method: first.method,
+      requests: [
+        {
+          setupRequest: (request) => {
+            const next = make();
+            return { ...request, method: next.method, path: next.path, headers: next.headers ?? {}, body: next.body };
+          },
+        },
+      ],
+    });
+  await run(1); // warm-up: JIT, pools and caches, not measured
+  const cpuBefore = options.pid ? cpuMs(options.pid) : 0;
+  const result = await run(options.durationSeconds ?? 5);
+  const cpu = options.pid ? cpuMs(options.pid) - cpuBefore : undefined;
+  const requests = result.requests.total;
   return {
     name,
-    requests: latencies.length,
-    errors,
-    perSecond: latencies.length / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
+    requests,
+    errors: result.errors + result.timeouts + result.non2xx,
+    perSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ...(cpu !== undefined && requests > 0 ? { cpuMsPerRequest: Math.round((cpu / requests) * 1000) / 1000 } : {}),
   };
 }
 
-export function report(results: LoadResult[], baseline: LoadResult): void {
-  for (const result of results) {
-    console.log(
-      `${result.name.padEnd(34)} ${result.perSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50.toFixed(2).padStart(6)} ms  p99 ${result.p99.toFixed(2).padStart(7)} ms  errors ${result.errors}  ` +
-        `${((100 * result.perSecond) / baseline.perSecond).toFixed(1).padStart(5)} % of ${baseline.name}`,
-    );
-  }
+/** Prints one row per result, with its ratio to `baseline` (req/s and p99) when given. */
+export function report(results: LoadResult[], baseline?: LoadResult): void {
+  const rows = results.map((result) => ({
+    scenario: result.name,
+    "req/s": result.perSecond,
+    "p50 ms": result.p50,
+    "p99 ms": result.p99,
+    errors: result.errors,
+    ...(baseline ? { [`vs ${baseline.name}`]: `${((result.perSecond / baseline.perSecond) * 100).toFixed(1)} %` } : {}),
+    ...(result.cpuMsPerRequest !== undefined ? { "CPU ms/req": result.cpuMsPerRequest } : {}),
+  }));
+  console.table(rows);
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { expectProblem } from "../helpers/problem.ts";
 import { useTestService } from "../helpers/service.ts";
 
-const service = useTestService();
+const service = useTestService({ METRICS_PORT: "0" });
 
 describe("operational endpoints", () => {
   it("answers /health with 200 and a Request-Id", async () => {
@@ -22,14 +23,35 @@ describe("operational endpoints", () => {
     for (const name of expected) expect(body.checks[name]?.ok).toBe(true);
   });
 
-  it("exposes Prometheus metrics with the request histogram by route template", async () => {
+  it("exposes Prometheus metrics on their own listener with the request histogram by route template", async () => {
     await service().fetch("/health");
-    const response = await service().fetch("/metrics");
+    const url = service().service.metricsUrl;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(new URL(url ?? "").port).not.toBe(new URL(service().url).port);
+    const response = await fetch(url ?? "");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
     const text = await response.text();
     expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} \d+/);
     expect(text).toContain("process_cpu_seconds_total");
+  });
+
+  it("does not serve /metrics on the public API listener", async () => {
+    await expectProblem(await service().fetch("/metrics"), 404, "ROUTE_NOT_FOUND");
+  });
+
+  it("marks every answer nosniff", async () => {
+    for (const path of ["/health", "/ready", "/openapi.json", "/docs", "/v1/leads", "/nowhere", "/api/auth/session"]) {
+      const response = await service().fetch(path);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
+  });
+
+  it("forbids caching of every /v1 and /api answer", async () => {
+    for (const path of ["/v1/leads", "/api/auth/session", "/api/workspace/api-keys"]) {
+      const response = await service().fetch(path);
+      expect(response.headers.get("cache-control"), path).toBe("no-store");
+    }
   });
 
   it("serves the contract as JSON and YAML, the same document", async () => {

@@ -42,6 +42,7 @@ describe("npm start on a fresh machine (no settings: embedded PostgreSQL)", () =
     const code = await server?.stop("SIGTERM");
     expect(code).toBe(0);
     expect(server?.logs.some((entry) => entry.msg === "stopped")).toBe(true);
+    expect(server?.logs.filter((entry) => Number(entry.level) >= 50)).toEqual([]);
     expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
     await expect(fetch(`${server?.url}/health`)).rejects.toThrow();
   });
@@ -52,5 +53,50 @@ describe("npm start on a fresh machine (no settings: embedded PostgreSQL)", () =
     expect(server.logs.some((entry) => entry.msg === "migrations applied")).toBe(false);
     expect((await fetch(`${server.url}/ready`)).status).toBe(200);
     expect(await server.stop("SIGTERM")).toBe(0);
+  });
+});
+
+describe("Ctrl-C in the terminal on the embedded default", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "service-data-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("exits 0 quietly: no error line, nothing on stderr, PostgreSQL stopped", async () => {
+    // A terminal sends SIGINT to its whole foreground process group: the service and every child in its group.
+    const child = spawn(process.execPath, ["server/dist/main.js"], {
+      env: bareEnv({ DATA_DIR: dataDir, PORT: "0" }),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+        const match = /"url":"(http:[^"]+)"/.exec(stdout);
+        if (match?.[1]) resolve(match[1]);
+      });
+    });
+    await expectProblem(await fetch(`${url}/v1/leads`), 401, "UNAUTHENTICATED");
+    const exited = once(child, "exit");
+    process.kill(-(child.pid as number), "SIGINT");
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    const lines = stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(lines.some((line) => line.msg === "stopped")).toBe(true);
+    // Logs are written asynchronously: what was logged before the signal may arrive after it, so "while stopping"
+    // starts at the "shutting down" line. Expected there: that line and "stopped", not a warning with a stack.
+    const stopping = stdout.slice(stdout.indexOf('"msg":"shutting down"'));
+    expect(stopping.length, "bytes logged while stopping").toBeLessThan(2_000);
+    expect(stopping, "no warning while stopping").not.toContain('"level":40');
+    expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { listOperations, loadOpenApiDocument } from "../../server/src/ops/openapi-document.ts";
+import { listOperations, loadOpenApiDocument } from "../../server/src/http/openapi-document.ts";
 import { registerAndVerify, type SignedIn, signIn, uniqueEmail, workspaceWithKey } from "../helpers/accounts.ts";
 import { ALL_SCOPES } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";

@@ -85,9 +85,70 @@ describe("postProcess", () => {
         components: {
           schemas: {
             Attributes: { type: "object", additionalProperties: {} },
-            Closed: { type: "object", properties: { a: { type: "string" } }, unevaluatedProperties: { not: {} } },
+            Closed: { type: "object", properties: { a: { type: "string" } }, unevaluatedProperties: false },
           },
         },
+      },
+    },
+    {
+      name: "writes a closed object as additionalProperties: false in 3.0",
+      given: {
+        openapi: "3.0.0",
+        paths: {},
+        components: { schemas: { Closed: { type: "object", additionalProperties: { not: {} } } } },
+      },
+      want: {
+        openapi: "3.0.0",
+        paths: {},
+        components: { schemas: { Closed: { type: "object", additionalProperties: false } } },
+      },
+    },
+    {
+      name: "marks query parameters allowReserved, and an operation without authentication security: []",
+      given: {
+        openapi: "3.0.0",
+        paths: {
+          "/api/auth/register": { post: { operationId: "Auth_register", security: [{}] } },
+          "/v1/leads": {
+            get: {
+              operationId: "Leads_list",
+              parameters: [{ name: "status", in: "query", schema: { type: "string", enum: ["new", "won"] } }],
+            },
+          },
+        },
+      },
+      want: {
+        openapi: "3.0.0",
+        paths: {
+          "/api/auth/register": { post: { operationId: "Auth_register", security: [] } },
+          "/v1/leads": {
+            get: {
+              operationId: "Leads_list",
+              parameters: [
+                {
+                  name: "status",
+                  in: "query",
+                  schema: { type: "string", enum: ["new", "won"] },
+                  allowReserved: true,
+                  example: "new",
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+    {
+      name: "turns x-required-any-of into anyOf of required lists",
+      given: {
+        openapi: "3.1.0",
+        paths: {},
+        components: { schemas: { Lead: { type: "object", "x-required-any-of": ["email", "name"] } } },
+      },
+      want: {
+        openapi: "3.1.0",
+        paths: {},
+        components: { schemas: { Lead: { type: "object", anyOf: [{ required: ["email"] }, { required: ["name"] }] } } },
       },
     },
   ];
@@ -95,8 +156,79 @@ describe("postProcess", () => {
   it.each(cases)("$name", ({ given, want }) => {
     const before = structuredClone(given);
     const got = postProcess(given);
-    expect(got).toEqual(want);
-    expect(Object.keys(got)).toEqual(Object.keys(want));
+    // Every document gets the API key as its default security.
+    expect(got).toEqual({ ...want, security: [{ ApiKeyBearer: [] }] });
+    expect(Object.keys(got)).toEqual([...Object.keys(want), "security"]);
     expect(given, "the input is not changed").toEqual(before);
+  });
+});
+
+describe("examples", () => {
+  const doc = {
+    openapi: "3.1.0",
+    paths: {
+      "/v1/leads/{lead_id}": {
+        get: {
+          operationId: "Leads_get",
+          security: [{ ApiKeyBearer: [] }],
+          responses: Object.fromEntries(
+            ["401", "403", "404", "429"].map((status) => [
+              status,
+              { content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } },
+            ]),
+          ),
+        },
+      },
+      "/v1/leads": {
+        get: {
+          operationId: "Leads_list",
+          parameters: [{ $ref: "#/components/parameters/ListQuery.cursor" }],
+          responses: {
+            "200": {
+              content: { "application/json": { example: { data: [{ id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7" }] } } },
+            },
+          },
+        },
+      },
+    },
+    components: { parameters: { "ListQuery.cursor": { name: "cursor", in: "query", schema: { type: "string" } } } },
+  };
+
+  it("gives each error answer an example of its own status and code, with the catalog's title", async () => {
+    const catalog = (await import("../../spec/error-catalog.json", { with: { type: "json" } })).default;
+    const got = postProcess(doc) as typeof doc;
+    const responses = got.paths["/v1/leads/{lead_id}"].get.responses as unknown as Record<
+      string,
+      { content: Record<string, { example: Record<string, unknown> }> }
+    >;
+    const codes = Object.fromEntries(
+      Object.entries(responses).map(([status, response]) => [
+        status,
+        response.content["application/problem+json"]?.example,
+      ]),
+    );
+    expect(Object.fromEntries(Object.entries(codes).map(([status, example]) => [status, example?.code]))).toEqual({
+      "401": "UNAUTHENTICATED",
+      "403": "INSUFFICIENT_SCOPE",
+      "404": "LEAD_NOT_FOUND",
+      "429": "RATE_LIMITED",
+    });
+    for (const [status, example] of Object.entries(codes)) {
+      expect(example?.status).toBe(Number(status));
+      expect(example?.title).toBe(catalog[example?.code as keyof typeof catalog].title);
+    }
+  });
+
+  it("gives a list's cursor an example that the server decodes for that list", async () => {
+    const { decodeCursor } = await import("../../server/src/lib/cursor.ts");
+    const got = postProcess(doc) as typeof doc;
+    const [cursor] = got.paths["/v1/leads"].get.parameters as unknown as {
+      name: string;
+      example: string;
+      allowReserved: boolean;
+    }[];
+    expect(cursor?.name).toBe("cursor");
+    expect(cursor?.allowReserved).toBe(true);
+    expect(decodeCursor(cursor?.example, /^lead_[0-9A-Z]{26}$/)).toBe("lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7");
   });
 });

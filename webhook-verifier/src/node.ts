@@ -1,6 +1,6 @@
 /**
  * The Node build: the same API as the default entry, with HMAC from `node:crypto` (synchronous and faster than
- * WebCrypto), and a helper for Express.
+ * WebCrypto). Node picks it through the package's `node` export condition, for `import` and `require` alike.
  *
  * @example
  * import express from "express";
@@ -20,25 +20,51 @@
  */
 import { createHmac } from "node:crypto";
 import {
-  type HeadersLike,
+  type ExpressLikeRequest,
   type Hmac,
+  type SignedHeaders,
+  type SignOptions,
+  signWith,
   type VerifyOptions,
+  verifyExpressRequestWith,
   verifyRequestWith,
   verifyWith,
   type WebhookEvent,
-  WebhookVerificationError,
-} from "./core.js";
+} from "./verify.js";
 
-export * from "./core.js";
+export {
+  type ConversationCreatedEvent,
+  DEFAULT_TOLERANCE_IN_SECONDS,
+  type ExpressLikeRequest,
+  type HeadersLike,
+  type LeadCapturedEvent,
+  type SignedHeaders,
+  type SignOptions,
+  type TicketUpdatedEvent,
+  type VerificationFailure,
+  type VerifyOptions,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from "./verify.js";
 
 const hmacNode: Hmac = (key, content) => createHmac("sha256", key).update(content).digest();
 
-/** @example const event = await verifyWebhook({ payload: rawBody, headers: req.headers, secret: "whsec_…" }); */
+/**
+ * Verifies a delivery: the signature (either header name), and a timestamp within the tolerance.
+ *
+ * @example
+ * const event = await verifyWebhook({ payload: rawBody, headers: req.headers, secret: "whsec_…" });
+ */
 export function verifyWebhook(options: VerifyOptions): Promise<WebhookEvent> {
   return verifyWith(hmacNode, options);
 }
 
-/** @example const event = await verifyRequest(request, { secret: "whsec_…" }); */
+/**
+ * Verifies a fetch-style `Request` (reads its raw body).
+ *
+ * @example
+ * const event = await verifyRequest(request, { secret: "whsec_…" });
+ */
 export function verifyRequest(
   request: Request,
   options: Omit<VerifyOptions, "payload" | "headers">,
@@ -56,16 +82,20 @@ export function verifyRequest(
  * });
  */
 export function verifyExpressRequest(
-  req: { body: unknown; headers: HeadersLike },
+  req: ExpressLikeRequest,
   options: Omit<VerifyOptions, "payload" | "headers">,
 ): Promise<WebhookEvent> {
-  if (typeof req.body !== "string" && !(req.body instanceof Uint8Array)) {
-    return Promise.reject(
-      new WebhookVerificationError(
-        "invalid_payload",
-        'req.body is not the raw body: mount express.raw({ type: "application/json" }) on the webhook route.',
-      ),
-    );
-  }
-  return verifyWith(hmacNode, { ...options, payload: req.body, headers: req.headers });
+  return verifyExpressRequestWith(hmacNode, req, options);
+}
+
+/**
+ * Signs a message as the service does, for a receiver's own tests (Standard Webhooks compatible).
+ *
+ * @example
+ * const payload = JSON.stringify({ id: "evt_1", type: "lead.captured" });
+ * const headers = await sign({ payload, secret: "whsec_…" });
+ * await fetch("http://127.0.0.1:8080/webhooks", { method: "POST", headers, body: payload });
+ */
+export function sign(options: SignOptions): Promise<SignedHeaders> {
+  return signWith(hmacNode, options);
 }

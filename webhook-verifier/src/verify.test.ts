@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import * as web from "./index.js";
 import * as node from "./node.js";
+import { constantTimeEqual } from "./verify.js";
 
 const vectors = JSON.parse(
   readFileSync(new URL("../../tests/vectors/webhook-signatures.json", import.meta.url), "utf8"),
@@ -142,8 +143,79 @@ describe("interoperability and helpers", () => {
   });
 
   it("compares in constant time over equal lengths only", () => {
-    expect(web.constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2]))).toBe(true);
-    expect(web.constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 3]))).toBe(false);
-    expect(web.constantTimeEqual(new Uint8Array([1]), new Uint8Array([1, 2]))).toBe(false);
+    expect(constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2]))).toBe(true);
+    expect(constantTimeEqual(new Uint8Array([1, 2]), new Uint8Array([1, 3]))).toBe(false);
+    expect(constantTimeEqual(new Uint8Array([1]), new Uint8Array([1, 2]))).toBe(false);
+  });
+});
+
+const builds = [
+  ["WebCrypto (default export)", web],
+  ["node:crypto (node export)", node],
+] as const;
+
+describe.each(builds)("the public API of the %s", (_name, build) => {
+  it("exports the verifier, the signer, the error and the default tolerance: no internals", () => {
+    expect(Object.keys(build).sort()).toEqual([
+      "DEFAULT_TOLERANCE_IN_SECONDS",
+      "WebhookVerificationError",
+      "sign",
+      "verifyExpressRequest",
+      "verifyRequest",
+      "verifyWebhook",
+    ]);
+  });
+
+  it("signs what the standardwebhooks library verifies, and what both builds verify", async () => {
+    const payload = valid.payload;
+    const headers = await build.sign({ payload, secret: valid.secret, id: valid.id, timestamp: new Date(valid.nowMs) });
+    expect(headers).toEqual({
+      "webhook-id": valid.id,
+      "webhook-timestamp": String(Math.floor(valid.nowMs / 1000)),
+      "webhook-signature": expect.stringMatching(/^v1,[A-Za-z0-9+/]+={0,2}$/),
+    });
+    const realNow = Date.now;
+    Date.now = () => valid.nowMs;
+    try {
+      expect(new Webhook(valid.secret).verify(payload, headers)).toMatchObject({ id: valid.id });
+    } finally {
+      Date.now = realNow;
+    }
+    for (const verifier of [web, node]) {
+      await expect(
+        verifier.verifyWebhook({ payload, headers, secret: valid.secret, now: valid.nowMs }),
+      ).resolves.toMatchObject({ id: valid.id });
+    }
+  });
+
+  it("signs with a fresh id and the current time by default, and bytes like text", async () => {
+    const headers = await build.sign({ payload: new TextEncoder().encode(valid.payload), secret: valid.secret });
+    expect(headers["webhook-id"]).toMatch(/^evt_test_[0-9a-f]{32}$/);
+    expect(Math.abs(Number(headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
+    await expect(build.verifyWebhook({ payload: valid.payload, headers, secret: valid.secret })).resolves.toBeTruthy();
+  });
+
+  it("signs a replay for a test: an old timestamp is refused as too old", async () => {
+    const headers = await build.sign({
+      payload: valid.payload,
+      secret: valid.secret,
+      timestamp: new Date(Date.now() - 10 * 60 * 1000),
+    });
+    await expect(build.verifyWebhook({ payload: valid.payload, headers, secret: valid.secret })).rejects.toMatchObject({
+      reason: "timestamp_too_old",
+    });
+  });
+
+  it("refuses to sign with a malformed secret", async () => {
+    await expect(build.sign({ payload: "{}", secret: "not-a-secret" })).rejects.toMatchObject({
+      reason: "invalid_secret",
+    });
+  });
+
+  it("verifies an Express request in either build", async () => {
+    const raw = { body: Buffer.from(valid.payload), headers: headersOf(valid) };
+    await expect(build.verifyExpressRequest(raw, { secret: valid.secret, now: valid.nowMs })).resolves.toMatchObject({
+      id: valid.id,
+    });
   });
 });

@@ -38,6 +38,12 @@ export interface paths {
         /**
          * Sign in
          * @description Signs in with e-mail and password; sets the HttpOnly session cookie.
+         *
+         *     A wrong password, an unknown address and an address whose registration is not verified yet all answer the same
+         *     401 `INVALID_CREDENTIALS`, byte for byte but for the request id, so that sign-in does not tell whether an
+         *     account exists. When the password matches an unverified registration, its owner is sent a new verification
+         *     e-mail (within the limits of `resend-verification`). The 403 `EMAIL_NOT_VERIFIED` of 1.0 is no longer
+         *     answered; it stays listed so that clients generated from 1.0 keep compiling.
          */
         post: operations["Auth_login"];
         delete?: never;
@@ -82,6 +88,27 @@ export interface paths {
          *     is by invitation, `invite_code` is required.
          */
         post: operations["Auth_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the registration settings
+         * @description How registration works here: `open`, or `invite` when `register` requires an invite code. Sign-up forms (the
+         *     console's among them) read it to know whether to ask for the code. Answers the same to everyone.
+         */
+        get: operations["Auth_registration"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -886,7 +913,10 @@ export interface components {
         ApiKeyCreate: {
             name: string;
             scopes: components["schemas"]["Scope"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working; must be in the future (400 `VALIDATION_FAILED` otherwise). Unset: never.
+             */
             expires_at?: string;
         };
         /**
@@ -1070,7 +1100,10 @@ export interface components {
         ConversationUpdate: {
             subject?: string | null;
             state?: components["schemas"]["ConversationState"];
-            /** @description Required when `state` becomes `snoozed`; must be in the future. */
+            /**
+             * @description Required when `state` becomes `snoozed`, and then in the future; refused (400 `VALIDATION_FAILED`) on a
+             *     conversation that is not snoozed and is not becoming snoozed; leaving `snoozed` clears it.
+             */
             snoozed_until?: string | null;
             assignee?: string | null;
             priority?: components["schemas"]["Priority"];
@@ -1221,7 +1254,7 @@ export interface components {
             /** @description Where the lead came from, e.g. `website`, `import`, `zapier`. */
             source: string | null;
             tags: components["schemas"]["Tag"][];
-            /** @description Your own fields, at most 50 keys. */
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes: {
                 [key: string]: unknown;
             };
@@ -1298,6 +1331,7 @@ export interface components {
             status?: components["schemas"]["LeadStatus"];
             source?: string;
             tags?: components["schemas"]["Tag"][];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes?: {
                 [key: string]: unknown;
             };
@@ -1332,6 +1366,7 @@ export interface components {
             status?: components["schemas"]["LeadStatus"];
             source?: string | null;
             tags?: components["schemas"]["Tag"][];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes?: {
                 [key: string]: unknown;
             };
@@ -1453,6 +1488,18 @@ export interface components {
             name?: string;
             /** @description Required while registration is by invitation (the closed beta). */
             invite_code?: string;
+        };
+        /**
+         * @description How accounts are opened on this service (`REGISTRATION_MODE`).
+         * @enum {string}
+         */
+        RegistrationMode: "open" | "invite";
+        /** @description What a sign-up form needs to know before it is shown. */
+        RegistrationSettings: {
+            /** @enum {string} */
+            object: "registration_settings";
+            /** @description `invite`: `register` requires `invite_code`, so the form asks for one. */
+            mode: components["schemas"]["RegistrationMode"];
         };
         /** @description `POST /api/auth/resend-verification`. */
         ResendVerificationRequest: {
@@ -1803,11 +1850,15 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
         CsrfTokenHeader: string;
         IdempotencyKeyHeader: string;
         /** @description The `next_cursor` of the previous page; opaque. */
         "ListQuery.cursor": string;
-        /** @description How many objects to return, 1 to 100. */
+        /**
+         * @description How many objects to return, 1 to 100.
+         * @example 20
+         */
         "ListQuery.limit": number;
         /** @description The delivery id. */
         "WebhookDeliveryHeaders.serviceDelivery": components["schemas"]["DeliveryId"];
@@ -2074,6 +2125,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path?: never;
@@ -2214,6 +2266,45 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_registration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "registration_settings",
+                     *       "mode": "open"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegistrationSettings"];
                 };
             };
             /** @description Any other error: a problem+json body with a status and code from the catalog. */
@@ -2668,10 +2759,16 @@ export interface operations {
     ApiKeys_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImtleV8wMUpEM1o3RzFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2795,6 +2892,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path?: never;
@@ -2971,6 +3069,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K */
                 key_id: components["schemas"]["ApiKeyId"];
             };
             cookie?: never;
@@ -3086,9 +3185,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path: {
+                /** @example key_01JD3Z7G1B2C3D4E5F6G7H8JZZ */
                 key_id: components["schemas"]["ApiKeyId"];
             };
             cookie?: never;
@@ -3230,9 +3331,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path: {
+                /** @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K */
                 key_id: components["schemas"]["ApiKeyId"];
             };
             cookie?: never;
@@ -3402,10 +3505,16 @@ export interface operations {
     WorkspaceWebhooks_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6IndoXzAxSkQzWjdFMUIyQzNENEU1RjZHN0g4SjlLIn0
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3530,8 +3639,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 31411c16-0a2f-4315-8f3d-b386449da809 */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3709,6 +3820,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -3825,10 +3937,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 82cef044-9a1d-43d5-821c-5ac17a5367a5 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -3970,10 +4085,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 1e6a6761-23c4-4ac7-a62b-2a4e0526a920 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -4143,15 +4261,25 @@ export interface operations {
     WorkspaceWebhooks_listDeliveries: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
-                /** @description Only deliveries in this state. */
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImRsdl8wMUpEM1o3RjFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only deliveries in this state.
+                 * @example pending
+                 */
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -4283,7 +4411,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
                 delivery_id: components["schemas"]["DeliveryId"];
             };
             cookie?: never;
@@ -4407,11 +4537,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 91e2e2db-57da-48cc-ab91-46dd8c98f03b */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
                 delivery_id: components["schemas"]["DeliveryId"];
             };
             cookie?: never;
@@ -4580,10 +4714,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 82c1da83-84ce-4dab-ae24-dedb2832ff3b */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -4746,10 +4883,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 20d17d77-34f1-4340-85a1-99ff84d4d563 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -4926,19 +5066,40 @@ export interface operations {
     Conversations_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
-                /** @description Only conversations in this state. */
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImNvbnZfMDFKRDNaN0ExQjJDM0Q0RTVGNkc3SDhKOUsifQ
+                 */
+                cursor?: string;
+                /**
+                 * @description Only conversations in this state.
+                 * @example open
+                 */
                 state?: components["schemas"]["ConversationState"];
-                /** @description Only conversations with this lead. */
+                /**
+                 * @description Only conversations with this lead.
+                 * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
+                 */
                 lead_id?: components["schemas"]["LeadId"];
-                /** @description Only conversations assigned to this assignee. */
+                /**
+                 * @description Only conversations assigned to this assignee.
+                 * @example Ada Lovelace
+                 */
                 assignee?: string;
-                /** @description Only conversations created at or after this time. */
+                /**
+                 * @description Only conversations created at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 created_after?: string;
-                /** @description Only conversations updated at or after this time. */
+                /**
+                 * @description Only conversations updated at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 updated_after?: string;
             };
             header?: never;
@@ -5064,7 +5225,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 0d925f9e-9a63-4ae2-8002-340fa427a674 */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5245,6 +5407,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
                 conversation_id: components["schemas"]["ConversationId"];
             };
             cookie?: never;
@@ -5361,9 +5524,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example dad74e97-084b-49e1-8bfb-6fbb24180149 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
                 conversation_id: components["schemas"]["ConversationId"];
             };
             cookie?: never;
@@ -5533,13 +5698,20 @@ export interface operations {
     Conversations_listMessages: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6Im1zZ18wMUpEM1o3QjFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
             };
             header?: never;
             path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
                 conversation_id: components["schemas"]["ConversationId"];
             };
             cookie?: never;
@@ -5660,9 +5832,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 83bd8b5e-932f-41ad-919b-8ed9d3f6a60e */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
                 conversation_id: components["schemas"]["ConversationId"];
             };
             cookie?: never;
@@ -5833,13 +6007,25 @@ export interface operations {
     Events_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
-                /** @description Only events of this type. */
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImV2dF8wMUpEM1o3RDFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only events of this type.
+                 * @example lead.captured
+                 */
                 type?: components["schemas"]["EventType"];
-                /** @description Only events that happened at or after this time. */
+                /**
+                 * @description Only events that happened at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 created_after?: string;
             };
             header?: never;
@@ -5981,6 +6167,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K */
                 event_id: components["schemas"]["EventId"];
             };
             cookie?: never;
@@ -6111,19 +6298,40 @@ export interface operations {
     Leads_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
-                /** @description Only leads with this status. */
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImxlYWRfMDFKRDNaNlE0VzJZQjdLOE45UDBSNVM2VDcifQ
+                 */
+                cursor?: string;
+                /**
+                 * @description Only leads with this status.
+                 * @example new
+                 */
                 status?: components["schemas"]["LeadStatus"];
-                /** @description Only the lead with this e-mail address (compared case-insensitively). */
+                /**
+                 * @description Only the lead with this e-mail address (compared case-insensitively).
+                 * @example ada@example.com
+                 */
                 email?: string;
-                /** @description Only the lead with this `external_id`. */
+                /**
+                 * @description Only the lead with this `external_id`.
+                 * @example crm-4821
+                 */
                 external_id?: string;
-                /** @description Only leads created at or after this time. */
+                /**
+                 * @description Only leads created at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 created_after?: string;
-                /** @description Only leads updated at or after this time. */
+                /**
+                 * @description Only leads updated at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 updated_after?: string;
             };
             header?: never;
@@ -6254,7 +6462,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example b9c8b3ff-3b61-4390-877c-9b844ea71067 */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6434,6 +6643,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
                 lead_id: components["schemas"]["LeadId"];
             };
             cookie?: never;
@@ -6556,6 +6766,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6ZZ */
                 lead_id: components["schemas"]["LeadId"];
             };
             cookie?: never;
@@ -6653,9 +6864,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 73c70736-ae03-4b4f-857c-d46d3681bfa3 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
                 lead_id: components["schemas"]["LeadId"];
             };
             cookie?: never;
@@ -6830,21 +7043,45 @@ export interface operations {
     Tickets_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
-                /** @description Only tickets with this status. */
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6InRrdF8wMUpEM1o3QzFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only tickets with this status.
+                 * @example new
+                 */
                 status?: components["schemas"]["TicketStatus"];
-                /** @description Only tickets with this priority. */
+                /**
+                 * @description Only tickets with this priority.
+                 * @example low
+                 */
                 priority?: components["schemas"]["Priority"];
-                /** @description Only tickets of this lead. */
+                /**
+                 * @description Only tickets of this lead.
+                 * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
+                 */
                 lead_id?: components["schemas"]["LeadId"];
-                /** @description Only tickets assigned to this assignee. */
+                /**
+                 * @description Only tickets assigned to this assignee.
+                 * @example Ada Lovelace
+                 */
                 assignee?: string;
-                /** @description Only tickets created at or after this time. */
+                /**
+                 * @description Only tickets created at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 created_after?: string;
-                /** @description Only tickets updated at or after this time. */
+                /**
+                 * @description Only tickets updated at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 updated_after?: string;
             };
             header?: never;
@@ -6975,7 +7212,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 04ca6f0c-6818-4cd6-86a5-8cbe9a14739f */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7155,6 +7393,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
                 ticket_id: components["schemas"]["TicketId"];
             };
             cookie?: never;
@@ -7276,9 +7515,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 1f04041f-ada7-459f-bdb1-9dfbf9602900 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
                 ticket_id: components["schemas"]["TicketId"];
             };
             cookie?: never;
@@ -7453,10 +7694,16 @@ export interface operations {
     Webhooks_list: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6IndoXzAxSkQzWjdFMUIyQzNENEU1RjZHN0g4SjlLIn0
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7581,7 +7828,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example b5c9bf7e-615f-4230-9d46-5069e7755132 */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7759,6 +8007,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -7875,9 +8124,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example 62a03e6e-4df9-4bde-a81f-27d121bd3b25 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -8019,9 +8270,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example a8b9e8c7-41ab-49c9-810b-2e7de88e8f06 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -8191,15 +8444,25 @@ export interface operations {
     Webhooks_listDeliveries: {
         parameters: {
             query?: {
-                /** @description How many objects to return, 1 to 100. */
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /** @description The `next_cursor` of the previous page; opaque. */
-                cursor?: components["parameters"]["ListQuery.cursor"];
-                /** @description Only deliveries in this state. */
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImRsdl8wMUpEM1o3RjFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only deliveries in this state.
+                 * @example pending
+                 */
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -8331,7 +8594,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
                 delivery_id: components["schemas"]["DeliveryId"];
             };
             cookie?: never;
@@ -8455,10 +8720,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example ef1cd099-0cfa-4b11-b98c-69043e5fd368 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
                 delivery_id: components["schemas"]["DeliveryId"];
             };
             cookie?: never;
@@ -8627,9 +8895,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example cbbf764b-0771-407b-8636-9b0ad3b69a93 */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;
@@ -8792,9 +9062,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                /** @example b0a2ce68-c75a-4cd6-aae3-2657b290a69d */
+                "Idempotency-Key"?: string;
             };
             path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
             };
             cookie?: never;

@@ -5,11 +5,12 @@ import type pg from "pg";
 import { withTransaction } from "../db/transaction.ts";
 import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
 import { findUserByEmail, insertInvite, insertUser, insertWorkspace } from "../domain/auth/auth.store.ts";
+import { loadOpenApiDocument } from "../http/openapi-document.ts";
 import { clientIpKey } from "../lib/client-ip.ts";
 import { normalizeEmail } from "../lib/email-address.ts";
 import { newId } from "../lib/ids.ts";
 import { randomToken, sha256 } from "../lib/secrets.ts";
-import { loadOpenApiDocument } from "../ops/openapi-document.ts";
+import { listOutbox } from "../mail/outbox.ts";
 import type { Limiters } from "../rate-limit/limiters.ts";
 import { LIMITER_NAMES, type LimiterName } from "../rate-limit/policy.ts";
 
@@ -79,4 +80,12 @@ export async function createInvite(pool: pg.Pool, input: { email: string; ttlDay
     ttlSeconds: input.ttlDays * 86400,
   });
   return { email: email(input.email), invite_code: code, expires_at: expiresAt.toISOString() };
+}
+
+/** The newest e-mails of the outbox (no `SMTP_URL`): to, subject, link, created. */
+export async function listMail(pool: pg.Pool, input: { email?: string; limit: number }) {
+  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > 1000) {
+    throw new CommandError("--limit must be a whole number from 1 to 1000");
+  }
+  return listOutbox(pool, { limit: input.limit, ...(input.email ? { email: email(input.email) } : {}) });
 }

@@ -7,6 +7,7 @@
  *   api-key:create --workspace W --name N --scopes a,b [--expires-at T]  → { "id", "key", "scopes" }
  *   limits:clear --limiter L --key K                    → { "cleared": bool }
  *   invite:create --email E [--ttl-days 14]             → { "email", "invite_code", "expires_at" }
+ *   outbox:list [--email E] [--limit 10]                → [{ "to", "subject", "link", "created_at" }], newest first
  */
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
@@ -15,13 +16,14 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/database.ts";
 import { migrate } from "../db/migrate.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
-import { CommandError, clearLimit, createApiKey, createInvite, createWorkspace } from "./admin-commands.ts";
+import { CommandError, clearLimit, createApiKey, createInvite, createWorkspace, listMail } from "./admin-commands.ts";
 
 const USAGE = `usage: admin <command> [options]
   workspace:create --name N --owner-email E
   api-key:create --workspace W --name N --scopes a,b [--expires-at T]
   limits:clear --limiter L --key K
-  invite:create --email E [--ttl-days 14]`;
+  invite:create --email E [--ttl-days 14]
+  outbox:list [--email E] [--limit 10]`;
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -43,6 +45,7 @@ async function main(): Promise<number> {
       key: { type: "string" },
       email: { type: "string" },
       "ttl-days": { type: "string" },
+      limit: { type: "string" },
     },
     strict: true,
   });
@@ -83,6 +86,12 @@ async function main(): Promise<number> {
         result = await createInvite(db.pool, {
           email: required(values, "email"),
           ttlDays: Number(values["ttl-days"] ?? 14),
+        });
+        break;
+      case "outbox:list":
+        result = await listMail(db.pool, {
+          limit: Number(values.limit ?? 10),
+          ...(typeof values.email === "string" ? { email: values.email } : {}),
         });
         break;
       default:

@@ -1,28 +1,81 @@
 /**
  * Opens PostgreSQL: `DATABASE_URL` when set, otherwise the embedded server under `DATA_DIR`.
+ *
+ * Every connection of the service (this pool, pg-boss's pool, the LISTEN clients) gets the same limits, so that a
+ * database that refuses connections or stops answering costs a request a bounded time, never a hang:
+ * `connectionTimeoutMillis` bounds connecting and waiting for a pooled client, `statement_timeout` makes the server
+ * cancel a slow statement, and `query_timeout` makes the client give up on a server that does not answer at all
+ * (frozen, or cut off without a TCP reset).
  */
 import pg from "pg";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { startEmbeddedPostgres } from "./embedded.ts";
 
+/** How much later than the server's statement_timeout the client itself gives up on an answer. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
+
+export type DatabaseConfig = Pick<
+  Config,
+  "databaseUrl" | "dataDir" | "dbConnectTimeoutMs" | "dbStatementTimeoutMs" | "dbPoolMax"
+>;
+
+/** The settings every connection of the service is made with. */
+export interface ConnectionSettings {
+  readonly connectionString: string;
+  readonly connectionTimeoutMillis: number;
+  readonly statement_timeout: number;
+  readonly query_timeout: number;
+  readonly keepAlive: true;
+}
+
 export interface Database {
   readonly pool: pg.Pool;
   readonly url: string;
+  readonly settings: ConnectionSettings;
   readonly embedded: boolean;
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir">, logger: Logger): Promise<Database> {
+export function connectionSettings(url: string, config: DatabaseConfig): ConnectionSettings {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: config.dbConnectTimeoutMs,
+    statement_timeout: config.dbStatementTimeoutMs,
+    query_timeout: config.dbStatementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+  };
+}
+
+/**
+ * A pool that survives the loss of any of its connections. pg-pool listens for errors of idle clients only: a
+ * client checked out with `pool.connect()` (a transaction) whose connection ends unexpectedly emits `error` with no
+ * listener, which kills the process. Every client gets its own listener when it is made; the query in flight fails
+ * with the error, and the broken client is discarded when it is released.
+ */
+export function createPool(settings: ConnectionSettings, options: { max: number; logger: Logger; name: string }) {
+  const pool = new pg.Pool({
+    ...settings,
+    max: options.max,
+    idleTimeoutMillis: 30_000,
+    application_name: options.name,
+  });
+  const lost = (error: Error) => options.logger.warn({ err: error }, "PostgreSQL connection lost");
+  pool.on("connect", (client) => client.on("error", lost));
+  pool.on("error", lost);
+  return pool;
+}
+
+export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<Database> {
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir, logger) : undefined;
   const url = config.databaseUrl ?? embedded?.url;
   if (url === undefined) throw new Error("no database");
-  const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 30_000 });
-  // An idle client's error (the server restarting) must not crash the process; the pool replaces the client.
-  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL client failed"));
+  const settings = connectionSettings(url, config);
+  const pool = createPool(settings, { max: config.dbPoolMax, logger, name: "service" });
   return {
     pool,
     url,
+    settings,
     embedded: embedded !== undefined,
     async close() {
       await pool.end();

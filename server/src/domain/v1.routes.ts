@@ -1,7 +1,7 @@
 /** HTTP handlers of the `/v1` resources. Writes run through `idempotentWrite`; every query is scoped to the key's workspace. */
 import type { Request, Response } from "express";
 import type pg from "pg";
-import { AppError } from "../http/errors.ts";
+import { AppError } from "../errors.ts";
 import type { JsonBody, QueryOf } from "../http/handler-types.ts";
 import type { OperationHandlers } from "../http/operations.ts";
 import * as conversations from "./conversations/conversations.ts";

@@ -1,21 +1,23 @@
 /**
  * `createApp(deps)` builds the Express application and never listens: `main.ts` and the tests do that.
  *
- * Order: request context → operational routes → JSON body → contract validation → operation (authentication,
+ * Order: request context → operational routes → the console's pages and assets → JSON body → contract validation → operation (authentication,
  * handler) → 404 → the one error handler.
  */
 import express, { type Express } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
+import { type ConsoleBuild, consoleRouter } from "../ops/console.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import type { OpenApiDocument } from "../ops/openapi-document.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
 import type { Authenticators } from "./authenticate.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
+import type { OpenApiDocument } from "./openapi-document.ts";
 import { type OperationHandlers, operationsRouter } from "./operations.ts";
 import { requestContext } from "./request-context.ts";
 import { cacheRouteRegexps } from "./route-regex-cache.ts";
+import { isStorableDateTime, refuseUnstorableInput } from "./storable.ts";
 
 export interface AppDeps {
   config: Pick<Config, "trustProxy" | "bodyLimitBytes" | "validateResponses">;
@@ -26,6 +28,8 @@ export interface AppDeps {
   handlers: OperationHandlers;
   authenticators: Authenticators;
   isShuttingDown?: () => boolean;
+  /** The developer console's build, served at `/` (absent: not built, and `/` stays a 404). */
+  console?: ConsoleBuild | undefined;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -38,17 +42,19 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext({ logger: deps.logger, metrics: deps.metrics }));
   app.use(
     opsRouter({
-      metrics: deps.metrics,
       openapi: deps.openapi,
       readiness: deps.readiness,
       isShuttingDown: deps.isShuttingDown ?? (() => false),
     }),
   );
+  if (deps.console) app.use(consoleRouter(deps.console));
 
   // strict: only objects and arrays, as every body of the contract is an object.
   app.use(
     express.json({ limit: deps.config.bodyLimitBytes, strict: true, type: ["application/json", "application/*+json"] }),
   );
+
+  app.use(refuseUnstorableInput());
 
   app.use(
     OpenApiValidator.middleware({
@@ -60,6 +66,9 @@ export function createApp(deps: AppDeps): Express {
       // Authentication is ours (it needs the key store); the validator checks shapes only.
       validateSecurity: false,
       ignoreUndocumented: false,
+      // RFC 3339 date-times that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond
+      // ±15:59 is a 400 naming the field, not a 500 from the database.
+      formats: { "date-time": { type: "string", validate: isStorableDateTime } },
     }),
   );
 

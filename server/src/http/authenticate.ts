@@ -18,11 +18,11 @@ import { isWellFormedApiKey } from "../domain/api-keys/key-format.ts";
 import type { LastUsedTracker } from "../domain/api-keys/last-used.ts";
 import { csrfTokenFor } from "../domain/auth/auth.service.ts";
 import { findSession, type SessionRow } from "../domain/auth/auth.store.ts";
+import { AppError } from "../errors.ts";
 import { sha256 } from "../lib/secrets.ts";
-import type { OperationSpec } from "../ops/openapi-document.ts";
 import type { Limiters } from "../rate-limit/limiters.ts";
 import { LIMIT_CHAINS } from "../rate-limit/policy.ts";
-import { AppError } from "./errors.ts";
+import type { OperationSpec } from "./openapi-document.ts";
 
 export interface ApiKeyPrincipal {
   readonly keyId: string;

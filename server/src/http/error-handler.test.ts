@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fieldPath, toAppError } from "./error-handler.ts";
-import { AppError } from "./errors.ts";
+import { AppError } from "../errors.ts";
+import { fieldErrors, fieldPath, toAppError } from "./error-handler.ts";
 
 describe("toAppError", () => {
   const cases = [
@@ -61,5 +61,58 @@ describe("fieldPath", () => {
     ["", "request"],
   ])("%s → %s", (given, want) => {
     expect(fieldPath(given)).toBe(want);
+  });
+});
+
+describe("fieldErrors", () => {
+  it.each([
+    {
+      given: [
+        {
+          path: "/body/nam",
+          message: "must NOT have unevaluated properties",
+          errorCode: "unevaluatedProperties.openapi.validation",
+        },
+      ],
+      want: [{ path: "body.nam", message: "unknown property `nam`" }],
+    },
+    {
+      given: [
+        {
+          path: "/body/x",
+          message: "must NOT have additional properties",
+          errorCode: "additionalProperties.openapi.validation",
+        },
+      ],
+      want: [{ path: "body.x", message: "unknown property `x`" }],
+    },
+    {
+      given: [
+        {
+          path: "/body/email",
+          message: "must have required property 'email'",
+          errorCode: "required.openapi.validation",
+        },
+        { path: "/body/name", message: "must have required property 'name'", errorCode: "required.openapi.validation" },
+        { path: "/body", message: "must match a schema in anyOf", errorCode: "anyOf.openapi.validation" },
+      ],
+      want: [{ path: "body", message: "must have at least one of `email`, `name`" }],
+    },
+    {
+      given: [
+        {
+          path: "/body/subject",
+          message: "must have required property 'subject'",
+          errorCode: "required.openapi.validation",
+        },
+      ],
+      want: [{ path: "body.subject", message: "must have required property 'subject'" }],
+    },
+    {
+      given: [{ path: "/query/limit", message: "must be <= 100" }],
+      want: [{ path: "query.limit", message: "must be <= 100" }],
+    },
+  ])("$want.0.message", ({ given, want }) => {
+    expect(fieldErrors(given)).toEqual(want);
   });
 });

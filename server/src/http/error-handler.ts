@@ -4,13 +4,17 @@
  * stable `code`, the request id, and never a stack trace or an HTML page.
  */
 import type { ErrorRequestHandler, Request, Response } from "express";
-import { AppError, type FieldError, toProblem } from "./errors.ts";
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
+import { AppError, type FieldError, toProblem } from "../errors.ts";
+
+/** How long a client is asked to wait when the database is unavailable (RFC 9110 §10.2.3). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 interface HttpLikeError {
   status?: number;
   statusCode?: number;
   type?: string;
-  errors?: { path?: string; message?: string }[];
+  errors?: ValidatorItem[];
   headers?: Record<string, unknown>;
   message?: string;
 }
@@ -21,16 +25,63 @@ export function fieldPath(path: string | undefined): string {
   return path.replace(/^[./]+/, "").replace(/\//g, ".");
 }
 
-function fieldErrors(error: HttpLikeError): FieldError[] {
-  return (error.errors ?? []).map((item) => ({
-    path: fieldPath(item.path),
-    message: item.message ?? "is invalid",
-  }));
+interface ValidatorItem {
+  path?: string;
+  message?: string;
+  /** `<ajv keyword>.openapi.validation` (express-openapi-validator). */
+  errorCode?: string;
+}
+
+/**
+ * The validator's errors in words a person can act on. ajv says "must NOT have unevaluated properties" for a
+ * misspelt property (which reads as a bad value): it becomes "unknown property `nam`". An `anyOf` of `required`
+ * lists ("give at least one of") comes as one "must have required property" per branch plus "must match a schema
+ * in anyOf": they become one "must have at least one of `email`, `phone`, …".
+ */
+export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
+  const keyword = (item: ValidatorItem) => item.errorCode?.replace(/\.openapi\.validation$/, "");
+  const anyOfPaths = new Set(items.filter((item) => keyword(item) === "anyOf").map((item) => fieldPath(item.path)));
+  const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf(".")));
+  const alternatives = new Map<string, string[]>();
+  const out: FieldError[] = [];
+  for (const item of items) {
+    const path = fieldPath(item.path);
+    const kind = keyword(item);
+    if (kind === "required" && anyOfPaths.has(parentOf(path))) {
+      const list = alternatives.get(parentOf(path)) ?? [];
+      list.push(path.slice(parentOf(path).length + 1));
+      alternatives.set(parentOf(path), list);
+      continue;
+    }
+    if (kind === "anyOf") continue;
+    if (kind === "unevaluatedProperties" || kind === "additionalProperties") {
+      out.push({ path, message: `unknown property \`${path.slice(path.lastIndexOf(".") + 1)}\`` });
+      continue;
+    }
+    out.push({ path, message: item.message ?? "is invalid" });
+  }
+  for (const path of anyOfPaths) {
+    const names = alternatives.get(path) ?? [];
+    out.push({
+      path,
+      message: names.length
+        ? `must have at least one of ${names.map((name) => `\`${name}\``).join(", ")}`
+        : "must match one of the allowed shapes",
+    });
+  }
+  return out;
 }
 
 /** Maps any thrown value to an AppError. Pure: the table of what becomes which code lives here. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new AppError("SERVICE_UNAVAILABLE", {
+      detail: "The database is not answering; retry after the time in Retry-After.",
+      headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
+  }
   const http = (typeof error === "object" && error !== null ? error : {}) as HttpLikeError;
   const status = http.status ?? http.statusCode;
 
@@ -48,7 +99,7 @@ export function toAppError(error: unknown): AppError {
   // express-openapi-validator errors carry an HTTP status and, for 400, one entry per failed field.
   switch (status) {
     case 400:
-      return new AppError("VALIDATION_FAILED", { errors: fieldErrors(http), cause: error });
+      return new AppError("VALIDATION_FAILED", { errors: fieldErrors(http.errors ?? []), cause: error });
     case 404:
       return new AppError("ROUTE_NOT_FOUND", { cause: error });
     case 405: {
@@ -90,7 +141,10 @@ export function sendProblem(res: Response, error: AppError): void {
 export function errorHandler(): ErrorRequestHandler {
   return function handleError(error: unknown, _req: Request, res: Response, _next): void {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
+    if (appError.code === "SERVICE_UNAVAILABLE") {
+      // An outage answers every request this way: one warning each, not an error each.
+      res.locals.log.warn({ err: error, code: appError.code }, "request refused: a dependency is unavailable");
+    } else if (appError.status >= 500) {
       res.locals.log.error({ err: error, code: appError.code }, "request failed");
     } else {
       res.locals.log.debug({ code: appError.code, detail: appError.detail }, "request refused");

@@ -4,12 +4,11 @@
  * does not exist fails to compile). Every operation must have one: a contract operation without a handler stops
  * the start, naming it, rather than answering 501 at run time.
  */
-import type { operations } from "@service/sdk/schema";
 import express, { type RequestHandler, type Router } from "express";
-import { listOperations, toExpressPath } from "../ops/openapi-document.ts";
 import type { Authenticators, SecurityScheme } from "./authenticate.ts";
+import type { OperationId } from "./handler-types.ts";
+import { listOperations, toExpressPath } from "./openapi-document.ts";
 
-export type OperationId = keyof operations;
 export type OperationHandlers = Partial<Record<OperationId, RequestHandler>>;
 
 export function operationsRouter(options: {

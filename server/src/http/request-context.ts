@@ -31,6 +31,11 @@ export function requestContext(options: { logger: Logger; metrics: Metrics }) {
       configurable: true,
     });
     res.setHeader("Request-Id", requestId);
+    // Every answer is exactly the type it declares: no browser may sniff a JSON error or a key into HTML.
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    // Answers of the API and the account endpoints are one caller's data, some with secrets (a new key, a webhook
+    // secret, the session's CSRF token): no cache along the way may keep them (RFC 9111 §5.2.2.5).
+    if (req.path.startsWith("/v1/") || req.path.startsWith("/api/")) res.setHeader("Cache-Control", "no-store");
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The route template, never the raw path: ids in paths would explode the label set.

@@ -3,7 +3,7 @@
  * newest first" is a keyset query that stays stable while rows are inserted. Anything that does not decode to
  * an id of the list's kind is a 400 `INVALID_CURSOR`, never a database error.
  */
-import { AppError } from "../http/errors.ts";
+import { AppError } from "../errors.ts";
 
 export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id: lastId }), "utf8").toString("base64url");

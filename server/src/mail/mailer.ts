@@ -1,6 +1,8 @@
 /**
  * Outgoing e-mail. With `SMTP_URL`, nodemailer over SMTP; without it, each message lands in the `outbox` table
- * and the log (a fresh machine has no mail server; the tests read links from the outbox).
+ * and the log (a fresh machine has no mail server; the tests read links from the outbox). Outside production the
+ * log line carries the message's link, so that a developer signs up with nothing but the terminal; in production
+ * it never does: the link holds a single-use token that grants the account.
  */
 import nodemailer from "nodemailer";
 import type pg from "pg";
@@ -12,6 +14,8 @@ export interface Mail {
   kind: string;
   subject: string;
   text: string;
+  /** The one link the message exists for (it holds a token), if any. */
+  link?: string;
 }
 
 export interface Mailer {
@@ -23,6 +27,8 @@ export function createMailer(options: {
   from: string;
   pool: pg.Pool;
   logger: Logger;
+  /** Write each message's link into the log line (development and tests only: links carry tokens). */
+  logLinks: boolean;
 }): Mailer {
   if (options.smtpUrl) {
     const transport = nodemailer.createTransport(options.smtpUrl);
@@ -41,7 +47,11 @@ export function createMailer(options: {
         mail.subject,
         mail.text,
       ]);
-      options.logger.info({ to: mail.to, kind: mail.kind, subject: mail.subject }, "e-mail written to the outbox");
+      const link = options.logLinks && mail.link ? { link: mail.link } : {};
+      options.logger.info(
+        { to: mail.to, kind: mail.kind, subject: mail.subject, ...link },
+        "e-mail written to the outbox",
+      );
     },
   };
 }

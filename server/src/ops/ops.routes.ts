@@ -1,11 +1,10 @@
 /**
- * Operational endpoints, outside the contract: liveness, readiness, metrics, the contract itself and its
- * reference page.
+ * Operational endpoints, outside the contract: liveness, readiness, the contract itself and its reference page.
+ * Metrics are not here: they have a listener of their own (metrics.ts).
  */
 import express, { type Router } from "express";
+import type { OpenApiDocument } from "../http/openapi-document.ts";
 import { docsRouter } from "./docs.ts";
-import type { Metrics } from "./metrics.ts";
-import type { OpenApiDocument } from "./openapi-document.ts";
 
 export interface ReadinessCheck {
   name: string;
@@ -32,7 +31,6 @@ async function runCheck(check: ReadinessCheck): Promise<{ name: string; ok: bool
 }
 
 export function opsRouter(options: {
-  metrics: Metrics;
   openapi: OpenApiDocument;
   readiness: ReadinessCheck[];
   isShuttingDown: () => boolean;
@@ -53,11 +51,6 @@ export function opsRouter(options: {
       shutting_down: options.isShuttingDown(),
       checks: Object.fromEntries(checks.map(({ name, ...rest }) => [name, rest])),
     });
-  });
-
-  router.get("/metrics", async (_req, res) => {
-    res.setHeader("Content-Type", options.metrics.registry.contentType);
-    res.send(await options.metrics.registry.metrics());
   });
 
   router.get("/openapi.json", (_req, res) => {

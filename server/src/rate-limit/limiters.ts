@@ -3,22 +3,20 @@
  * otherwise. Both are atomic across processes (a Lua script in Redis, an upsert in PostgreSQL), so several
  * server processes sharing the store admit exactly the budget.
  *
- * With Redis, each limiter has an in-memory insurance limiter with the same budget: when Redis fails, limits still
- * hold per process and requests keep being answered (never unlimited). With PostgreSQL, a store failure is an
- * error (503), never a silent pass.
+ * With Redis, PostgreSQL is the insurance: when a Redis command fails or takes longer than its timeout, the same
+ * rule is counted in PostgreSQL instead, which every process shares, so limits stay exact across processes during
+ * the outage (per-process memory would multiply the budget by the number of processes, and start from zero). After
+ * a failure, Redis is left alone for `REDIS_RETRY_AFTER_FAILURE_MS`: a hung Redis then costs one command timeout
+ * every few seconds, not one per request. Counts made in Redis before an outage are not seen by the insurance, nor
+ * the insurance's by Redis afterwards; counts survive a Redis restart only with Redis persistence on (README).
+ * With PostgreSQL alone, a store failure is an error (503), never a silent pass.
  */
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import type { Logger } from "pino";
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from "rate-limiter-flexible";
+import { type RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
-import { AppError } from "../http/errors.ts";
+import { AppError } from "../errors.ts";
 import {
   type CounterState,
   decide,
@@ -28,6 +26,9 @@ import {
   type LimiterName,
   type LimitRule,
 } from "./policy.ts";
+
+/** How long the limiters count in PostgreSQL after a Redis failure before they try Redis again. */
+export const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 
 export interface LimiterOptions {
   redis: Redis | undefined;
@@ -50,42 +51,52 @@ export interface Limiters {
 
 export function createLimiters(options: LimiterOptions): Limiters {
   const rules = new Map(LIMITER_NAMES.map((name) => [name, effectiveRule(name, options.config.rateLimits)]));
-  const instances = new Map<LimiterName, RateLimiterAbstract>();
+  const postgres = new Map<LimiterName, RateLimiterAbstract>();
+  const redis = new Map<LimiterName, RateLimiterAbstract>();
   for (const [name, rule] of rules) {
     const base = {
       keyPrefix: `${options.config.rateLimitKeyPrefix}:${name}`,
       points: rule.points,
       duration: rule.durationSeconds,
     };
-    instances.set(
+    postgres.set(
       name,
-      options.redis
-        ? new RateLimiterRedis({
-            ...base,
-            storeClient: options.redis,
-            // Straight to the insurance limiter while Redis is not connected, instead of waiting on it.
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: new RateLimiterMemory(base),
-          })
-        : new RateLimiterPostgres({
-            ...base,
-            storeClient: options.pool,
-            tableName: "rate_limits",
-            tableCreated: true,
-            // One instance sweeps expired rows of the shared table (every 5 minutes, on an unref'd timer).
-            clearExpiredByTimeout: name === LIMITER_NAMES[0],
-          }),
+      new RateLimiterPostgres({
+        ...base,
+        storeClient: options.pool,
+        tableName: "rate_limits",
+        tableCreated: true,
+        // One instance sweeps expired rows of the shared table (every 5 minutes, on an unref'd timer).
+        clearExpiredByTimeout: name === LIMITER_NAMES[0],
+      }),
     );
+    if (options.redis) {
+      // No insurance option here: the fall-back to PostgreSQL is below, where it can also skip a failing Redis.
+      redis.set(name, new RateLimiterRedis({ ...base, storeClient: options.redis, rejectIfRedisNotReady: true }));
+    }
   }
-  const instance = (name: LimiterName): RateLimiterAbstract => {
-    const limiter = instances.get(name);
-    if (!limiter) throw new Error(`unknown limiter ${name}`);
-    return limiter;
-  };
   const rule = (name: LimiterName): LimitRule => {
     const found = rules.get(name);
     if (!found) throw new Error(`unknown limiter ${name}`);
     return found;
+  };
+  let redisFailedAt = Number.NEGATIVE_INFINITY;
+
+  /** One point of one rule: Redis while it answers, PostgreSQL otherwise. Throws RateLimiterRes when over. */
+  const consume = async (name: LimiterName, key: string): Promise<RateLimiterRes> => {
+    const inRedis = redis.get(name);
+    if (inRedis && Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
+      try {
+        return await inRedis.consume(key);
+      } catch (error) {
+        if (error instanceof RateLimiterRes) throw error;
+        if (Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
+          options.logger.warn({ err: error, limiter: name }, "Redis failed; counting in PostgreSQL");
+        }
+        redisFailedAt = Date.now();
+      }
+    }
+    return await (postgres.get(name) as RateLimiterAbstract).consume(key);
   };
 
   return {
@@ -96,20 +107,25 @@ export function createLimiters(options: LimiterOptions): Limiters {
       const passed: CounterState[] = [];
       for (const current of policies) {
         try {
-          const result = await instance(current.name).consume(keys(current));
+          const result = await consume(current.name, keys(current));
           passed.push({ rule: current, remaining: result.remainingPoints, msBeforeReset: result.msBeforeNext });
         } catch (error) {
           if (error instanceof RateLimiterRes) {
             return decide(policies, passed, { rule: current, remaining: 0, msBeforeReset: error.msBeforeNext });
           }
-          options.logger.error({ err: error, limiter: current.name }, "rate-limit store failed");
+          options.logger.warn({ err: error, limiter: current.name }, "rate-limit store failed");
           throw new AppError("SERVICE_UNAVAILABLE", { headers: { "Retry-After": "5" }, cause: error });
         }
       }
       return decide(policies, passed);
     },
     async clear(name, key) {
-      return Boolean(await instance(name).delete(key));
+      rule(name);
+      // Both stores: the insurance may hold the count of an outage.
+      const cleared = await Promise.all(
+        [redis.get(name), postgres.get(name)].map(async (limiter) => Boolean(limiter && (await limiter.delete(key)))),
+      );
+      return cleared.some(Boolean);
     },
   };
 }

@@ -5,7 +5,7 @@ import {
   effectiveRule,
   LIMIT_RULES,
   rateLimitHeaders,
-  retryAfterSeconds,
+  retryAfterHeaderSeconds,
 } from "./policy.ts";
 
 const state = (name: keyof typeof LIMIT_RULES, remaining: number, msBeforeReset: number): CounterState => ({
@@ -28,7 +28,7 @@ describe("the contract's limit table", () => {
   });
 });
 
-describe("retryAfterSeconds", () => {
+describe("retryAfterHeaderSeconds", () => {
   it.each([
     [0, 1],
     [1, 1],
@@ -37,7 +37,7 @@ describe("retryAfterSeconds", () => {
     [1001, 2],
     [3_599_500, 3600],
   ])("%i ms → %i s", (ms, seconds) => {
-    expect(retryAfterSeconds(ms)).toBe(seconds);
+    expect(retryAfterHeaderSeconds(ms)).toBe(seconds);
   });
 });
 

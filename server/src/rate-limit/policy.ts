@@ -94,7 +94,7 @@ export interface CounterState {
 }
 
 /** RFC 9110 §10.2.3 delay-seconds: whole seconds, rounded up, at least 1 (never "retry now"). */
-export function retryAfterSeconds(msBeforeReset: number): number {
+export function retryAfterHeaderSeconds(msBeforeReset: number): number {
   return Math.max(1, Math.ceil(msBeforeReset / 1000));
 }
 
@@ -116,10 +116,12 @@ export function rateLimitHeaders(
   const tightest =
     exceeded ??
     [...states].sort(
-      (a, b) => a.remaining - b.remaining || retryAfterSeconds(a.msBeforeReset) - retryAfterSeconds(b.msBeforeReset),
+      (a, b) =>
+        a.remaining - b.remaining ||
+        retryAfterHeaderSeconds(a.msBeforeReset) - retryAfterHeaderSeconds(b.msBeforeReset),
     )[0];
   if (tightest) {
-    headers.RateLimit = `"${tightest.rule.name}";r=${tightest.remaining};t=${retryAfterSeconds(tightest.msBeforeReset)}`;
+    headers.RateLimit = `"${tightest.rule.name}";r=${tightest.remaining};t=${retryAfterHeaderSeconds(tightest.msBeforeReset)}`;
   }
   return headers;
 }
@@ -142,7 +144,7 @@ export function decide(
 ): LimitDecision {
   const headers = rateLimitHeaders(policies, passed, exceeded);
   if (!exceeded) return { outcome: "allow", headers };
-  const retryAfter = retryAfterSeconds(exceeded.msBeforeReset);
+  const retryAfter = retryAfterHeaderSeconds(exceeded.msBeforeReset);
   return {
     outcome: exceeded.rule.onExceed,
     by: exceeded.rule.name,

@@ -87,7 +87,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /**
-             * @description discriminator enum property added by openapi-typescript (enum property replaced by openapi-typescript)
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "conversation.created";
@@ -159,7 +159,7 @@ export interface components {
             /** @description Where the lead came from, e.g. `website`, `import`, `zapier`. */
             source: string | null;
             tags: components["schemas"]["Tag"][];
-            /** @description Your own fields, at most 50 keys. */
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes: {
                 [key: string]: unknown;
             };
@@ -212,7 +212,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /**
-             * @description discriminator enum property added by openapi-typescript (enum property replaced by openapi-typescript)
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "lead.captured";
@@ -369,7 +369,7 @@ export interface components {
             /** @enum {string} */
             object: "event";
             /**
-             * @description discriminator enum property added by openapi-typescript (enum property replaced by openapi-typescript)
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "ticket.updated";

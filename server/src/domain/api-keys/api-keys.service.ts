@@ -1,8 +1,8 @@
 /** API keys of a workspace: created with scopes, shown once, stored as a hash, revocable and rotatable. */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { withTransaction } from "../../db/transaction.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { sha256 } from "../../lib/secrets.ts";
@@ -49,7 +49,12 @@ async function insertNewKey(
   return { ...toApiKey(row), key };
 }
 
-export function createApiKeyService(pool: pg.Pool) {
+/**
+ * `onKeyChanged` runs after a revocation or rotation commits and before it is answered: the process that made the
+ * change drops the key from its own cache at once (other processes learn it by NOTIFY).
+ */
+export function createApiKeyService(pool: pg.Pool, options: { onKeyChanged?: (keyId: string) => void } = {}) {
+  const changed = (keyId: string) => options.onKeyChanged?.(keyId);
   return {
     async create(
       workspaceId: string,
@@ -80,11 +85,12 @@ export function createApiKeyService(pool: pg.Pool) {
 
     async revoke(workspaceId: string, id: string): Promise<void> {
       if (!(await store.revokeKey(pool, workspaceId, id))) throw new AppError("API_KEY_NOT_FOUND");
+      changed(id);
     },
 
     /** A new key with the same name and scopes; the old one keeps working for the overlap, then expires. */
     async rotate(workspaceId: string, id: string, overlapSeconds: number): Promise<ApiKeyWithSecret> {
-      return withTransaction(pool, async (client) => {
+      const fresh = await withTransaction(pool, async (client) => {
         const old = await store.getKey(client, workspaceId, id, true);
         if (!old) throw new AppError("API_KEY_NOT_FOUND");
         if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= Date.now())) {
@@ -100,6 +106,8 @@ export function createApiKeyService(pool: pg.Pool) {
         await store.expireAfter(client, old.id, overlapSeconds);
         return fresh;
       });
+      changed(id);
+      return fresh;
     },
   };
 }

@@ -71,11 +71,13 @@ async function announceChange(db: Db, id: string): Promise<void> {
 }
 
 export async function revokeKey(db: Db, workspaceId: string, id: string): Promise<boolean> {
+  // One statement: the revocation and its announcement commit together (two could lose the NOTIFY to a blip).
   const { rowCount } = await db.query(
-    "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_id = $1 AND id = $2",
+    `WITH revoked AS (
+       UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE workspace_id = $1 AND id = $2 RETURNING id
+     ) SELECT pg_notify('api_key_changed', id) FROM revoked`,
     [workspaceId, id],
   );
-  if (rowCount) await announceChange(db, id);
   return (rowCount ?? 0) > 0;
 }
 

@@ -1,9 +1,9 @@
 /** HTTP handlers of `/api/auth`. */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type { Request, Response } from "express";
 import type pg from "pg";
+import { AppError } from "../../errors.ts";
 import { SESSION_COOKIE } from "../../http/authenticate.ts";
-import { AppError } from "../../http/errors.ts";
 import type { JsonBody } from "../../http/handler-types.ts";
 import type { OperationHandlers } from "../../http/operations.ts";
 import { clientIpKey } from "../../lib/client-ip.ts";
@@ -46,7 +46,14 @@ function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): s
   ].join("; ");
 }
 
-export function authHandlers(deps: { service: AuthService; pool: pg.Pool; secureCookies: boolean }): OperationHandlers {
+type RegistrationMode = components["schemas"]["RegistrationMode"];
+
+export function authHandlers(deps: {
+  service: AuthService;
+  pool: pg.Pool;
+  secureCookies: boolean;
+  registrationMode: RegistrationMode;
+}): OperationHandlers {
   const { service } = deps;
   const clientKey = (req: Request) => clientIpKey(req.ip);
   const answer = (res: Response, status: number, headers: Record<string, string>, body: object) => {
@@ -54,6 +61,9 @@ export function authHandlers(deps: { service: AuthService; pool: pg.Pool; secure
   };
 
   return {
+    async Auth_registration(_req, res) {
+      res.status(200).json({ object: "registration_settings", mode: deps.registrationMode });
+    },
     async Auth_register(req, res) {
       const result = await service.register(req.body as JsonBody<"Auth_register">, clientKey(req));
       answer(res, 202, result.headers, { accepted: true });

@@ -7,7 +7,7 @@ import { createHmac } from "node:crypto";
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import { withTransaction } from "../../db/transaction.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { type EmailAddress, normalizeEmail } from "../../lib/email-address.ts";
 import { newId } from "../../lib/ids.ts";
 import { randomToken, sha256 } from "../../lib/secrets.ts";
@@ -174,11 +174,20 @@ export function createAuthService(deps: AuthDeps) {
       }
       if (!user) {
         const pending = await store.latestRegistrationHash(deps.pool, email.address);
-        if (pending && (await verifyPassword(input.password, pending))) throw new AppError("EMAIL_NOT_VERIFIED");
+        if (pending && (await verifyPassword(input.password, pending))) {
+          // The owner of a registration not verified yet gets a new link, and the same answer as a wrong password:
+          // telling the two apart would undo the identical answers of register, forgot and resend (anyone can
+          // register an address with a password of their own, then learn from sign-in whether it had an account).
+          await emailRequest("resend", AUTH_QUEUES.resend, { email: email.address }, clientKey).catch((error) => {
+            if (!(error instanceof AppError && error.code === "RATE_LIMITED")) throw error;
+          });
+        }
         // Same work as a wrong password, so that timing does not tell which addresses have accounts.
         if (!pending) await verifyPassword(input.password, await decoyHash(deps.scrypt));
       }
-      throw new AppError("INVALID_CREDENTIALS");
+      throw new AppError("INVALID_CREDENTIALS", {
+        detail: "The e-mail or password is wrong, or the address is not verified yet (a new link was sent if so).",
+      });
     },
 
     async reset(input: { token: string; password: string }): Promise<void> {
@@ -192,8 +201,10 @@ export function createAuthService(deps: AuthDeps) {
         const problem = email ? passwordProblem(input.password, email) : undefined;
         if (problem) throw new AppError("PASSWORD_TOO_WEAK", { errors: [{ path: "body.password", message: problem }] });
         await store.setPassword(client, target.user_id, await hashPassword(input.password, deps.scrypt));
-        // A reset is often a response to a compromise: every existing session ends.
+        // A reset is often a response to a compromise: every existing session ends, and so does every other reset
+        // link sent before (one may sit in a mailbox that the attacker reads).
         await store.revokeSessionsOf(client, target.user_id);
+        await store.voidTokensOf(client, target.user_id, "reset");
       });
     },
   };

@@ -82,6 +82,14 @@ export async function consumeToken(
   return rows[0];
 }
 
+/** Ends every unused token of this purpose of a user (a completed reset voids the older reset links). */
+export async function voidTokensOf(db: Db, userId: string, purpose: "verify" | "reset"): Promise<void> {
+  await db.query("UPDATE email_tokens SET used_at = now() WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL", [
+    userId,
+    purpose,
+  ]);
+}
+
 export async function registrationById(
   db: Db,
   id: number,

@@ -3,10 +3,10 @@
  *
  * States: `open` ⇄ `snoozed` (with `snoozed_until` in the future), either to `closed`, and `closed` → `open`.
  */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { fetchPage, updateRow } from "../../db/pages.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import type { RecordEvent } from "../events/events.ts";

@@ -2,10 +2,10 @@
  * Events: written in the transaction of the change they describe (no event without its change, no change without
  * its event), listed and read through `/v1/events`, and delivered by webhooks.
  */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { fetchPage } from "../../db/pages.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { type Enqueue, fanOut } from "../webhooks/deliveries.ts";

@@ -11,14 +11,14 @@
  */
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { withTransaction } from "../../db/transaction.ts";
-import { AppError } from "../../http/errors.ts";
+import { releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
+import { AppError } from "../../errors.ts";
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
-/** How long a duplicate waits for the first request before answering 409 (IDEMPOTENCY_WAIT_MS). */
-export const DEFAULT_IN_FLIGHT_WAIT_MS = 10_000;
 /** PostgreSQL's lock_not_available: lock_timeout ran out. */
 const LOCK_NOT_AVAILABLE = "55P03";
+/** How much longer than the lock wait the statement that waits may take. */
+const STATEMENT_MARGIN_MS = 1_000;
 
 export interface WriteAnswer<T = unknown> {
   status: number;
@@ -96,6 +96,12 @@ export async function idempotentWrite<T>(
   const key = client.escapeLiteral(context.key);
   const lookup = `SELECT fingerprint, response_status, response_body FROM idempotency_keys
     WHERE workspace_id = ${workspace} AND key = ${key} AND expires_at > now()`;
+  const waitMs = Math.trunc(context.inFlightWaitMs);
+  let released = false;
+  const release = (error?: Error | boolean) => {
+    released = true;
+    client.release(error);
+  };
   try {
     const [, found] = (await client.query(`BEGIN; ${lookup}`)) as unknown as [
       pg.QueryResult,
@@ -104,10 +110,14 @@ export async function idempotentWrite<T>(
     const stored = found.rows[0];
     if (stored) {
       await client.query("ROLLBACK");
+      release();
       return replayOf(stored, print);
     }
     const answer = await effect(client);
-    const record = await client.query(`SET LOCAL lock_timeout = ${Math.trunc(context.inFlightWaitMs)};
+    // The insert may wait for a duplicate in flight up to the lock timeout: the statement timeouts (the server's
+    // and the client's) are raised above it for this one statement, or they would end the wait first.
+    const record = await client.query({
+      text: `SET LOCAL lock_timeout = ${waitMs}; SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
       INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, expires_at)
       VALUES (${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
               ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb,
@@ -116,27 +126,36 @@ export async function idempotentWrite<T>(
         SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
             response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
         WHERE idempotency_keys.expires_at <= now()
-      RETURNING 1`);
-    if (!(record as unknown as pg.QueryResult[])[1]?.rowCount) throw new KeyTakenMeanwhile();
+      RETURNING 1`,
+      query_timeout: waitMs + 2 * STATEMENT_MARGIN_MS,
+    } as pg.QueryConfig);
+    if (!(record as unknown as pg.QueryResult[])[2]?.rowCount) throw new KeyTakenMeanwhile();
     await client.query("COMMIT");
+    release();
     return { answer, replayed: false };
   } catch (error) {
-    // Whatever failed, the effect is undone (outside a transaction, ROLLBACK only warns).
-    await client.query("ROLLBACK").catch(() => undefined);
-    if (error instanceof KeyTakenMeanwhile) {
+    if (released) throw error;
+    // Whatever failed, the effect is undone: rolled back, or the connection dropped (PostgreSQL rolls it back).
+    if (!(error instanceof KeyTakenMeanwhile)) {
+      await releaseAfterFailure(client, error);
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+        throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
+          detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+          headers: { "Retry-After": "1" },
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    try {
+      await client.query("ROLLBACK");
       const { rows } = await client.query<StoredAnswer<T>>(lookup);
+      release();
       if (rows[0]) return replayOf(rows[0], print);
       throw new AppError("IDEMPOTENCY_KEY_IN_USE", { headers: { "Retry-After": "1" } });
+    } catch (failure) {
+      if (!released) release(failure instanceof Error ? failure : true);
+      throw failure;
     }
-    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-      throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
-        detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
-        headers: { "Retry-After": "1" },
-        cause: error,
-      });
-    }
-    throw error;
-  } finally {
-    client.release();
   }
 }

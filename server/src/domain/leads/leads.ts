@@ -1,8 +1,8 @@
 /** Leads: SQL, rules and the wire shape. Creating one records `lead.captured` in the same transaction. */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { fetchPage, isUniqueViolation, updateRow } from "../../db/pages.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import type { RecordEvent } from "../events/events.ts";
@@ -99,11 +99,6 @@ export async function getLead(db: Db, workspaceId: string, id: string): Promise<
 }
 
 export async function createLead(db: Db, workspaceId: string, input: LeadCreate, record: RecordEvent): Promise<Lead> {
-  if (!input.email && !input.phone && !input.name && !input.external_id) {
-    throw new AppError("VALIDATION_FAILED", {
-      errors: [{ path: "body", message: "give at least one of email, phone, name or external_id" }],
-    });
-  }
   let row: LeadRow | undefined;
   try {
     const result = await db.query<LeadRow>(

@@ -2,10 +2,10 @@
  * Tickets, numbered per workspace without gaps. Creating one and every change record `ticket.updated` with the
  * changed field names and their previous values, in the same transaction.
  */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { fetchPage, updateRow } from "../../db/pages.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { requireLead } from "../conversations/conversations.ts";

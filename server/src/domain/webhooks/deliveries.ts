@@ -4,14 +4,16 @@
  * nothing and a committed one is never lost. `NOTIFY webhook_work` in that transaction wakes the workers at commit,
  * instead of waiting for their next poll.
  */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import { fetchPage } from "../../db/pages.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
-import type { EventType } from "../events/events.ts";
+
+/** An event type of the contract (imported from the contract, not from events.ts, which imports this module). */
+type EventType = components["schemas"]["EventType"];
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Delivery = components["schemas"]["Delivery"];

@@ -1,11 +1,11 @@
 /** The objects of test events (`POST …/webhooks/{id}/test`): realistic shapes, marked as samples. */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import { newId } from "../../lib/ids.ts";
-import type { EventType } from "../events/events.ts";
 
 type Schemas = components["schemas"];
+type EventType = Schemas["EventType"];
 
-export function sampleObject(type: EventType, now = new Date()): object {
+export function sampleObject(type: EventType, now = new Date()): Record<string, unknown> {
   const at = now.toISOString();
   switch (type) {
     case "lead.captured":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextStep, RETRY_SCHEDULE_SECONDS, retryAfterSeconds } from "./schedule.ts";
+import { nextStep, parseRetryAfter, RETRY_SCHEDULE_SECONDS } from "./schedule.ts";
 
 const now = Date.parse("2026-11-22T00:00:00Z");
 const step = (attempt: number, status: number | undefined, retryAfter?: string, random = () => 0.5) =>
@@ -45,8 +45,8 @@ describe("the delivery retry schedule", () => {
   });
 
   it("reads Retry-After in seconds or as a date", () => {
-    expect(retryAfterSeconds("7", now)).toBe(7);
-    expect(retryAfterSeconds("Sun, 22 Nov 2026 00:00:30 GMT", now)).toBe(30);
-    expect(retryAfterSeconds("soon", now)).toBeUndefined();
+    expect(parseRetryAfter("7", now)).toBe(7);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 00:00:30 GMT", now)).toBe(30);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
   });
 });

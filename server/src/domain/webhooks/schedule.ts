@@ -16,8 +16,8 @@ export type AttemptOutcome =
   | { kind: "retry"; delaySeconds: number }
   | { kind: "give-up" };
 
-/** Milliseconds from a `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date). */
-export function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
+/** Seconds to wait from a receiver's `Retry-After` (RFC 9110 §10.2.3: delay-seconds or an HTTP date). */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   const date = Date.parse(value);
@@ -44,7 +44,7 @@ export function nextStep(input: {
   const random = input.random ?? Math.random;
   let delay = base * (1 - JITTER + 2 * JITTER * random());
   if (status === 429 || status === 503) {
-    const asked = retryAfterSeconds(input.retryAfter, input.now);
+    const asked = parseRetryAfter(input.retryAfter, input.now);
     if (asked !== undefined) delay = Math.max(delay, asked);
   }
   return { kind: "retry", delaySeconds: Math.round(delay * 1000) / 1000 };

@@ -16,11 +16,26 @@ describe("blockedAddress", () => {
     ["fd00:ec2::254", "uniqueLocal"],
     ["::ffff:127.0.0.1", "IPv4-mapped loopback"],
     ["::ffff:169.254.169.254", "IPv4-mapped linkLocal"],
+    // As the URL parser writes https://[::127.0.0.1]/ (ipaddr.js reads the dotted form as IPv4-mapped).
+    ["::7f00:1", "IPv4-compatible loopback"],
+    ["::a00:1", "IPv4-compatible private"],
+    ["::808:808", "IPv4-compatible"],
+    ["::ffff:0:192.168.0.1", "IPv4-translated private"],
+    ["64:ff9b::7f00:1", "NAT64 loopback"],
+    ["64:ff9b::a9fe:a9fe", "NAT64 linkLocal"],
+    ["64:ff9b:1::a00:1", "NAT64 private"],
+    ["64:ff9b::808:808", "NAT64"],
+    ["2002:7f00:1::", "6to4 loopback"],
+    ["2002:c0a8:101::1", "6to4 private"],
+    ["2002:808:808::1", "6to4"],
+    // Teredo: server 65.54.227.120, client 127.0.0.1 stored inverted (0x80ff:0xfffe).
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo loopback"],
+    ["2001:0:4136:e378:8000:63bf:f5ff:fffe", "Teredo private"],
   ])("refuses %s (%s)", (address, reason) => {
     expect(blockedAddress(address)).toBe(reason);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])(
+  it.each(["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2a00:1450:4001::200e"])(
     "allows the public address %s",
     (address) => {
       expect(blockedAddress(address)).toBeUndefined();
@@ -36,6 +51,8 @@ describe("checkWebhookUrl", () => {
     ["https://user:pass@hooks.example.com/x", /credentials/],
     ["https://127.0.0.1/x", /loopback/],
     ["https://[::1]/x", /loopback/],
+    ["https://[::127.0.0.1]/x", /IPv4-compatible loopback/],
+    ["https://[64:ff9b::10.0.0.1]/x", /NAT64 private/],
     ["https://169.254.169.254/latest/meta-data", /linkLocal/],
     ["not a url", /parse/],
   ])("refuses %s", async (url, reason) => {

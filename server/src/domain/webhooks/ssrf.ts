@@ -8,9 +8,31 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { promisify } from "node:util";
 import ipaddr from "ipaddr.js";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 
 const lookupAll = promisify(dnsLookup) as (host: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+/**
+ * IPv6 forms that carry an IPv4 address (RFC 4291 §2.5.5, RFC 6052, RFC 8215, RFC 3056, RFC 4380), with the
+ * address they carry. A stack or a translator on the way may deliver to that IPv4 address, so `::127.0.0.1`
+ * reaches loopback although ipaddr.js files it under plain unicast.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): { form: string; ipv4: ipaddr.IPv4 } | undefined {
+  const p = address.parts;
+  const v4 = (high: number, low: number) => ipaddr.IPv4.parse(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  const zero = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);
+  if (zero(0, 5) && p[5] === 0xffff) return { form: "IPv4-mapped", ipv4: v4(p[6] ?? 0, p[7] ?? 0) };
+  // ::/96 less :: and ::1 (unspecified and loopback are refused by their own range).
+  if (zero(0, 6) && (p[6] ?? 0) !== 0) return { form: "IPv4-compatible", ipv4: v4(p[6] ?? 0, p[7] ?? 0) };
+  if (zero(0, 4) && p[4] === 0xffff && p[5] === 0) return { form: "IPv4-translated", ipv4: v4(p[6] ?? 0, p[7] ?? 0) };
+  if (p[0] === 0x64 && p[1] === 0xff9b && (zero(2, 6) || p[2] === 1)) {
+    return { form: "NAT64", ipv4: v4(p[6] ?? 0, p[7] ?? 0) };
+  }
+  if (p[0] === 0x2002) return { form: "6to4", ipv4: v4(p[1] ?? 0, p[2] ?? 0) };
+  // Teredo: the client's address is stored inverted in the last 32 bits.
+  if (p[0] === 0x2001 && p[1] === 0) return { form: "Teredo", ipv4: v4(~(p[6] ?? 0) & 0xffff, ~(p[7] ?? 0) & 0xffff) };
+  return undefined;
+}
 
 /** Why an address may not be a webhook target; undefined when it is a public unicast address. */
 export function blockedAddress(address: string): string | undefined {
@@ -20,13 +42,19 @@ export function blockedAddress(address: string): string | undefined {
   } catch {
     return "not an IP address";
   }
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    const inner = blockedAddress((parsed as ipaddr.IPv6).toIPv4Address().toString());
-    return inner ? `IPv4-mapped ${inner}` : undefined;
+  if (parsed.kind() === "ipv6") {
+    const embedded = embeddedIPv4(parsed as ipaddr.IPv6);
+    if (embedded) {
+      const inner = blockedAddress(embedded.ipv4.toString());
+      if (inner) return `${embedded.form} ${inner}`;
+      // Only the mapped form of a public address is an ordinary way to write it; the translation and tunnel
+      // prefixes are refused whatever they carry.
+      return embedded.form === "IPv4-mapped" ? undefined : embedded.form;
+    }
   }
   const range = parsed.range();
   // Only "unicast" is a public address; every other named range (private, loopback, linkLocal — which holds the
-  // 169.254.169.254 metadata service —, carrierGradeNat, uniqueLocal, multicast, reserved, 6to4, teredo…) is refused.
+  // 169.254.169.254 metadata service —, carrierGradeNat, uniqueLocal, multicast, reserved…) is refused.
   return range === "unicast" ? undefined : range;
 }
 

@@ -6,7 +6,7 @@ import type { Request } from "express";
 import type { JsonBody, QueryOf } from "../../http/handler-types.ts";
 import type { OperationHandlers } from "../../http/operations.ts";
 import { newId } from "../../lib/ids.ts";
-import { API_VERSION, type EventType } from "../events/events.ts";
+import { type EventType, toEvent } from "../events/events.ts";
 import { type WriteOptions, workspaceOf, writeHandler } from "../v1.routes.ts";
 import * as deliveries from "./deliveries.ts";
 import { sampleObject } from "./samples.ts";
@@ -54,15 +54,14 @@ export function webhookHandlers(
       await webhooks.lockWebhook(db, ws, webhookId);
       const type: EventType = (req.body as JsonBody<"Webhooks_sendTest">).event_type ?? "lead.captured";
       const eventId = newId("event");
-      const envelope = {
+      // The envelope of a test event is built as every event's is; the event itself is not stored.
+      const envelope = toEvent({
         id: eventId,
-        object: "event",
-        type,
-        timestamp: new Date().toISOString(),
-        api_version: API_VERSION,
         workspace_id: ws,
+        type,
         data: sampleObject(type),
-      };
+        created_at: new Date(),
+      });
       const [id] = await deliveries.insertDeliveries(db, enqueue, {
         workspaceId: ws,
         webhookIds: [webhookId],

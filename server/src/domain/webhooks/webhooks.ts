@@ -2,10 +2,10 @@
  * Webhook subscriptions: SQL, rules and the wire shape. Served under /v1/webhooks (API key) and
  * /api/workspace/webhooks (session) alike.
  */
-import type { components } from "@service/sdk/schema";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { fetchPage, updateRow } from "../../db/pages.ts";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { newWebhookSecret } from "./signature.ts";

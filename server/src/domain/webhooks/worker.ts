@@ -9,17 +9,19 @@
  * disables it; failing for 5 days straight disables it).
  */
 import { Agent, request } from "node:https";
-import pg from "pg";
+import type pg from "pg";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
+import type { ConnectionSettings } from "../../db/database.ts";
+import { startListener } from "../../db/listener.ts";
 import { withTransaction } from "../../db/transaction.ts";
+import { isDatabaseUnavailable } from "../../db/unavailable.ts";
 import { DELIVERY_QUEUE, type DeliveryJob, type Enqueue, WORK_CHANNEL } from "./deliveries.ts";
 import { DISABLE_AFTER_FAILING_MS, nextStep } from "./schedule.ts";
 import { deliveryHeaders, signatureHeader } from "./signature.ts";
 import { pinnedLookup, type UrlCheckOptions } from "./ssrf.ts";
 import { signingSecrets, type WebhookRow } from "./webhooks.ts";
 
-export const DELIVERY_TIMEOUT_MS = 15_000;
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 /** How long past its timeout an attempt's lease lasts before the delivery counts as lost. */
 const LEASE_MARGIN_SECONDS = 5;
@@ -30,12 +32,13 @@ const BATCH_SIZE = 50;
 export interface WorkerOptions {
   pool: pg.Pool;
   queue: PgBoss;
-  databaseUrl: string;
+  settings: ConnectionSettings;
   enqueue: Enqueue;
   logger: Logger;
   urls: UrlCheckOptions;
   schedule: readonly number[];
-  timeoutMs?: number;
+  /** One attempt's timeout (WEBHOOK_TIMEOUT_MS; its default lives in config.ts). */
+  timeoutMs: number;
 }
 
 interface AttemptResult {
@@ -102,7 +105,7 @@ export function post(
 export async function startDeliveryWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 50 });
   const lookup = pinnedLookup(options.urls);
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs;
   let stopped = false;
   let draining: Promise<void> | undefined;
   let again = false;
@@ -211,7 +214,8 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
               await attempt(job.data.deliveryId);
               await options.queue.complete(DELIVERY_QUEUE, job.id);
             } catch (error) {
-              options.logger.error({ err: error, delivery: job.data.deliveryId }, "delivery job failed");
+              const level = isDatabaseUnavailable(error) ? "warn" : "error";
+              options.logger[level]({ err: error, delivery: job.data.deliveryId }, "delivery job failed");
               await options.queue.fail(DELIVERY_QUEUE, job.id).catch(() => undefined);
             }
           }),
@@ -245,17 +249,34 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       return;
     }
     draining = drain()
-      .catch((error) => options.logger.error({ err: error }, "delivery worker failed"))
+      .catch((error) =>
+        // While the database is down every poll fails the same way: a warning, and the next poll tries again.
+        isDatabaseUnavailable(error)
+          ? options.logger.warn({ err: error }, "delivery worker waiting for the database")
+          : options.logger.error({ err: error }, "delivery worker failed"),
+      )
       .finally(() => {
         draining = undefined;
       });
   };
 
-  const listener = new pg.Client({ connectionString: options.databaseUrl, application_name: "service-webhook-worker" });
-  listener.on("notification", wake);
-  listener.on("error", (error) => options.logger.warn({ err: error }, "webhook worker listener failed; polling only"));
-  await listener.connect();
-  await listener.query(`LISTEN ${WORK_CHANNEL}`);
+  const resync = () =>
+    void sweep()
+      .catch((error) => options.logger.warn({ err: error }, "sweep failed"))
+      .finally(wake);
+  // After a lost LISTEN connection, notifications sent meanwhile are gone: sweep and drain on reconnection.
+  let listening = false;
+  const listener = await startListener({
+    settings: options.settings,
+    channel: WORK_CHANNEL,
+    name: "service-webhook-worker",
+    logger: options.logger,
+    onNotification: wake,
+    onConnect: () => {
+      if (listening) resync();
+    },
+  });
+  listening = true;
   const timer = setInterval(wake, POLL_INTERVAL_MS);
   timer.unref();
   const sweeper = setInterval(
@@ -272,7 +293,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       clearInterval(timer);
       clearInterval(sweeper);
       await draining;
-      await listener.end().catch(() => undefined);
+      await listener.stop();
       agent.destroy();
     },
   };

@@ -1,6 +1,6 @@
 /** HTTP handlers of `/api/workspace`: the workspace and its API keys (session-authenticated). */
 import type { Response } from "express";
-import { AppError } from "../../http/errors.ts";
+import { AppError } from "../../errors.ts";
 import type { JsonBody, QueryOf } from "../../http/handler-types.ts";
 import type { OperationHandlers } from "../../http/operations.ts";
 import type { ApiKeyService } from "../api-keys/api-keys.service.ts";

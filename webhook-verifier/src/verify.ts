@@ -1,7 +1,7 @@
 /**
  * What every runtime shares: reading the headers, checking the timestamp, building the signed content and
- * comparing signatures in constant time. The HMAC itself comes from the entry point (WebCrypto in index.ts,
- * node:crypto in node.ts).
+ * comparing signatures in constant time, and signing (for receivers' own tests). The HMAC itself comes from the entry
+ * point (WebCrypto in index.ts, node:crypto in node.ts). Internal: the entry points choose what is public.
  *
  * The scheme is Standard Webhooks (https://www.standardwebhooks.com): the signed content is
  * `{webhook-id}.{webhook-timestamp}.{raw body}`, HMAC-SHA256 keyed with the base64-decoded part of the secret after
@@ -9,13 +9,27 @@
  */
 import type { components } from "./generated/events.js";
 
-/** Any event the service delivers (generated from the contract). */
+/**
+ * Any event the service delivers (generated from the contract); `type` tells them apart.
+ *
+ * @example
+ * const event: WebhookEvent = await verifyWebhook({ payload, headers, secret });
+ * if (event.type === "ticket.updated") console.log(event.data.changed_fields);
+ */
 export type WebhookEvent = components["schemas"]["Event"];
+/** `lead.captured`. @example if (event.type === "lead.captured") { const captured: LeadCapturedEvent = event; console.log(captured.data.object.email); } */
 export type LeadCapturedEvent = components["schemas"]["LeadCapturedEvent"];
+/** `conversation.created`. @example if (event.type === "conversation.created") { const created: ConversationCreatedEvent = event; console.log(created.data.object.subject); } */
 export type ConversationCreatedEvent = components["schemas"]["ConversationCreatedEvent"];
+/** `ticket.updated`, with the changed fields. @example if (event.type === "ticket.updated") { const updated: TicketUpdatedEvent = event; console.log(updated.data.changed_fields); } */
 export type TicketUpdatedEvent = components["schemas"]["TicketUpdatedEvent"];
 
-/** Why a delivery was refused. */
+/**
+ * Why a delivery was refused.
+ *
+ * @example
+ * const retryable: VerificationFailure[] = ["timestamp_too_new"]; // a clock to fix, not an attack
+ */
 export type VerificationFailure =
   | "missing_header"
   | "invalid_timestamp"
@@ -46,9 +60,20 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** Headers as a fetch `Headers`, or a plain object (Node's `req.headers`), with names in any case. */
+/**
+ * Headers as a fetch `Headers`, or a plain object (Node's `req.headers`), with names in any case.
+ *
+ * @example
+ * const headers: HeadersLike = req.headers; // or request.headers in a fetch handler
+ */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
 
+/**
+ * What `verifyWebhook` checks.
+ *
+ * @example
+ * const options: VerifyOptions = { payload: rawBody, headers: req.headers, secrets: [newSecret, oldSecret] };
+ */
 export interface VerifyOptions {
   /** The raw body, exactly as received: a string or bytes, never a parsed object. */
   payload: string | Uint8Array;
@@ -63,6 +88,12 @@ export interface VerifyOptions {
   now?: number;
 }
 
+/**
+ * How far a delivery's timestamp may be from now by default, either way (Standard Webhooks advises 5 minutes).
+ *
+ * @example
+ * await verifyWebhook({ payload, headers, secret, toleranceInSeconds: 2 * DEFAULT_TOLERANCE_IN_SECONDS });
+ */
 export const DEFAULT_TOLERANCE_IN_SECONDS = 5 * 60;
 const SECRET_PREFIX = "whsec_";
 
@@ -201,4 +232,72 @@ export async function verifyRequestWith(
     payload: new Uint8Array(await request.arrayBuffer()),
     headers: request.headers,
   });
+}
+
+/**
+ * A request as Express (or any Node framework) hands it over: the raw body read by `express.raw()` (a Buffer) or as
+ * text, and Node's headers. Structural, so that it needs neither Express's types nor Node's.
+ *
+ * @example
+ * const request: ExpressLikeRequest = { body: rawBuffer, headers: req.headers };
+ */
+export interface ExpressLikeRequest {
+  body: unknown;
+  headers: HeadersLike;
+}
+
+/** Verifies an Express-style request whose body is the raw bytes; explains the usual mistake of a parsed body. */
+export function verifyExpressRequestWith(
+  hmac: Hmac,
+  req: ExpressLikeRequest,
+  options: Omit<VerifyOptions, "payload" | "headers">,
+): Promise<WebhookEvent> {
+  if (typeof req.body !== "string" && !(req.body instanceof Uint8Array)) {
+    return Promise.reject(
+      new WebhookVerificationError(
+        "invalid_payload",
+        'req.body is not the raw body: mount express.raw({ type: "application/json" }) on the webhook route.',
+      ),
+    );
+  }
+  return verifyWith(hmac, { ...options, payload: req.body, headers: req.headers });
+}
+
+/**
+ * What `sign` signs.
+ *
+ * @example
+ * const options: SignOptions = { payload: JSON.stringify(event), secret: "whsec_…", timestamp: new Date() };
+ */
+export interface SignOptions {
+  /** The body to sign, exactly as it will be sent. */
+  payload: string | Uint8Array;
+  /** The secret (`whsec_…`). */
+  secret: string;
+  /** The `webhook-id` (default a random `evt_test_…`). */
+  id?: string;
+  /** When it was signed (default now); a past time makes a replay for a test. */
+  timestamp?: Date;
+}
+
+/**
+ * The three Standard Webhooks headers of a signed message (a type alias, so it is usable as any headers record).
+ *
+ * @example
+ * const headers: SignedHeaders = await sign({ payload, secret });
+ * await fetch(receiverUrl, { method: "POST", headers, body: payload });
+ */
+export type SignedHeaders = {
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+};
+
+/** Signs a message as the service does (Standard Webhooks: `v1,<base64 of HMAC-SHA256>`). */
+export async function signWith(hmac: Hmac, options: SignOptions): Promise<SignedHeaders> {
+  const key = secretKey(options.secret);
+  const id = options.id ?? `evt_test_${crypto.randomUUID().replaceAll("-", "")}`;
+  const timestamp = String(Math.floor((options.timestamp ?? new Date()).getTime() / 1000));
+  const signature = bytesToBase64(await hmac(key, signedContent(id, timestamp, options.payload)));
+  return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
 }

@@ -1,0 +1,64 @@
+/** The console's reads: one query key and one fetch per resource, so that a write knows what to refresh. */
+import type { components } from "@service/spec/schema";
+import { queryOptions } from "@tanstack/react-query";
+import { api } from "./client.ts";
+import { unwrap } from "./errors.ts";
+
+export type ApiKey = components["schemas"]["ApiKey"];
+export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
+export type Webhook = components["schemas"]["Webhook"];
+export type WebhookWithSecret = components["schemas"]["WebhookWithSecret"];
+export type Delivery = components["schemas"]["Delivery"];
+export type EventType = components["schemas"]["EventType"];
+
+/** The newest this many: a workspace rarely has more keys or endpoints; the lists say when there are. */
+export const PAGE_LIMIT = 100;
+
+export const queryKeys = {
+  apiKeys: ["api-keys"] as const,
+  webhooks: ["webhooks"] as const,
+  webhook: (id: string) => ["webhooks", id] as const,
+  deliveries: (id: string) => ["webhooks", id, "deliveries"] as const,
+  delivery: (id: string, deliveryId: string) => ["webhooks", id, "deliveries", deliveryId] as const,
+};
+
+export const apiKeysQuery = queryOptions({
+  queryKey: queryKeys.apiKeys,
+  queryFn: () => unwrap(api.GET("/api/workspace/api-keys", { params: { query: { limit: PAGE_LIMIT } } })),
+});
+
+export const webhooksQuery = queryOptions({
+  queryKey: queryKeys.webhooks,
+  queryFn: () => unwrap(api.GET("/api/workspace/webhooks", { params: { query: { limit: PAGE_LIMIT } } })),
+});
+
+export function webhookQuery(id: string) {
+  return queryOptions({
+    queryKey: queryKeys.webhook(id),
+    queryFn: () => unwrap(api.GET("/api/workspace/webhooks/{webhook_id}", { params: { path: { webhook_id: id } } })),
+  });
+}
+
+export function deliveriesQuery(id: string) {
+  return queryOptions({
+    queryKey: queryKeys.deliveries(id),
+    queryFn: () =>
+      unwrap(
+        api.GET("/api/workspace/webhooks/{webhook_id}/deliveries", {
+          params: { path: { webhook_id: id }, query: { limit: PAGE_LIMIT } },
+        }),
+      ),
+  });
+}
+
+export function deliveryQuery(id: string, deliveryId: string) {
+  return queryOptions({
+    queryKey: queryKeys.delivery(id, deliveryId),
+    queryFn: () =>
+      unwrap(
+        api.GET("/api/workspace/webhooks/{webhook_id}/deliveries/{delivery_id}", {
+          params: { path: { webhook_id: id, delivery_id: deliveryId } },
+        }),
+      ),
+  });
+}

@@ -1,0 +1,139 @@
+/** Add endpoint: an HTTPS URL and the events to receive; the signing secret is shown once. */
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { Link } from "wouter";
+import { api } from "../../api/client.ts";
+import { ApiError, describeError, unwrap } from "../../api/errors.ts";
+import { type EventType, queryKeys, type WebhookWithSecret } from "../../api/queries.ts";
+import { CheckboxGroup } from "../../components/checkbox-group.tsx";
+import { Dialog } from "../../components/dialog.tsx";
+import { Field } from "../../components/field.tsx";
+import { SecretField } from "../../components/secret-field.tsx";
+import { Notice } from "../../components/states.tsx";
+import { EVENT_TYPES } from "../../generated/enums.ts";
+import { webhookPath } from "../../routes.ts";
+import { useCsrfHeader } from "../../session/session.ts";
+
+export const SECRET_WARNING =
+  "Copy the secret now and store it with your receiver: it verifies every delivery, and it will not be shown again.";
+
+const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  "lead.captured": "A lead is created",
+  "conversation.created": "A conversation starts",
+  "ticket.updated": "A ticket changes (with the changed fields)",
+};
+
+/** The server's reason for refusing a URL (not https, credentials, a private address), in its own words. */
+function urlRefusal(error: unknown): string {
+  if (error instanceof ApiError && error.code === "VALIDATION_FAILED") {
+    const url = error.problem?.errors?.find((field) => field.path === "body.url");
+    if (url) return `The endpoint URL was refused: ${url.message}. It must start with https://.`;
+  }
+  if (error instanceof ApiError && error.code === "WEBHOOK_URL_NOT_ALLOWED") {
+    return `The endpoint URL was refused: ${error.problem?.detail ?? error.message}`;
+  }
+  return describeError(error);
+}
+
+function CreateEndpointForm({
+  onCreated,
+  onCancel,
+}: {
+  onCreated: (webhook: WebhookWithSecret) => void;
+  onCancel: () => void;
+}) {
+  const csrf = useCsrfHeader();
+  const queryClient = useQueryClient();
+  const [url, setUrl] = useState("");
+  const [description, setDescription] = useState("");
+  const [events, setEvents] = useState<Set<EventType>>(new Set());
+  const create = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST("/api/workspace/webhooks", {
+          params: { header: csrf },
+          body: {
+            url: url.trim(),
+            events: [...events],
+            ...(description.trim() ? { description: description.trim() } : {}),
+          },
+        }),
+      ),
+    onSuccess: (webhook) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks });
+      onCreated(webhook);
+    },
+  });
+  const ready = url.trim() !== "" && events.size > 0;
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (ready) create.mutate();
+  }
+  return (
+    <form onSubmit={submit} noValidate>
+      <Field
+        label="Endpoint URL"
+        type="url"
+        inputMode="url"
+        required
+        placeholder="https://example.com/webhooks"
+        hint="HTTPS only. Private and local addresses are refused unless the service allows them."
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+      />
+      <Field
+        label="Description"
+        maxLength={500}
+        hint="Optional."
+        value={description}
+        onChange={(event) => setDescription(event.target.value)}
+      />
+      <CheckboxGroup
+        legend="Events to send"
+        options={EVENT_TYPES}
+        checked={events}
+        onChange={setEvents}
+        describe={(type) => EVENT_DESCRIPTIONS[type]}
+      />
+      {create.error ? <Notice tone="error">{urlRefusal(create.error)}</Notice> : null}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="button button-primary" disabled={!ready || create.isPending}>
+          Create endpoint
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function CreateEndpointDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [created, setCreated] = useState<WebhookWithSecret | undefined>(undefined);
+  const close = () => {
+    setCreated(undefined);
+    onClose();
+  };
+  return (
+    <Dialog open={open} title={created ? "Endpoint added" : "Add endpoint"} onClose={close}>
+      {created ? (
+        <div>
+          <p>
+            Deliveries to <span className="mono break">{created.url}</span> are signed with this secret.
+          </p>
+          <SecretField label="Signing secret" value={created.secret} warning={SECRET_WARNING} />
+          <div className="dialog-actions">
+            <Link href={webhookPath(created.id)} className="button" onClick={close}>
+              Open endpoint
+            </Link>
+            <button type="button" className="button button-primary" onClick={close}>
+              Done
+            </button>
+          </div>
+        </div>
+      ) : (
+        <CreateEndpointForm onCreated={setCreated} onCancel={close} />
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,47 @@
+/**
+ * The server's layers, which point one way (README, "Layout"):
+ *
+ *   main.ts, service.ts, cluster.ts,    wiring: builds everything
+ *   cli/
+ *   http/, ops/, domain/**\/*.routes.ts  the HTTP edge: validation, authentication, routes, answers
+ *   domain/ (the rest), jobs/, mail/,   rules, state moves, stores and their SQL, background work
+ *   rate-limit/limiters.ts
+ *   db/, lib/, errors.ts, config.ts,    the ground: connections, pure helpers, the error catalog, settings,
+ *   logger.ts, rate-limit/policy.ts     the limit rules
+ *
+ * A module may import from its own layer or the layers below it, never above, and nothing is circular.
+ * Runs in `npm test` (tests/foundation/layers.test.ts).
+ */
+const WIRING = "^server/src/(main|service|cluster)\\.ts$|^server/src/cli/";
+const HTTP = "^server/src/(http|ops)/|^server/src/domain/.+\\.routes\\.ts$";
+const DOMAIN = "^server/src/(domain|jobs|mail)/|^server/src/rate-limit/limiters\\.ts$";
+const GROUND = "^server/src/(db|lib)/|^server/src/(errors|config|logger)\\.ts$|^server/src/rate-limit/policy\\.ts$";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "ground-imports-above",
+      severity: "error",
+      from: { path: GROUND },
+      to: { path: `${DOMAIN}|${HTTP}|${WIRING}` },
+    },
+    {
+      name: "domain-imports-http-or-wiring",
+      severity: "error",
+      from: { path: DOMAIN, pathNot: HTTP },
+      to: { path: `${HTTP}|${WIRING}` },
+    },
+    { name: "http-imports-wiring", severity: "error", from: { path: HTTP }, to: { path: WIRING } },
+    { name: "no-circular", severity: "error", from: { path: "^server/src/" }, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "\\.test\\.ts$" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "server/tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+    },
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * One API process per core (`WEB_CONCURRENCY`), all on one port through node:cluster: the primary process opens
+ * the database once (migrations run once; an embedded PostgreSQL is started by it and stopped by it last), then
+ * forks the processes that serve. The first runs the role asked for (`start`: API and delivery worker), the others
+ * the API only, so background jobs do not multiply with the cores. `DB_POOL_MAX` is the budget of the whole
+ * service: each process gets its share, so that more processes never mean more connections than PostgreSQL allows.
+ * A process that dies is replaced (after a second, so that a process failing at start cannot spin).
+ */
+import cluster, { type Worker } from "node:cluster";
+import { once } from "node:events";
+import type { Logger } from "pino";
+import type { Config } from "./config.ts";
+import { openDatabase } from "./db/database.ts";
+import { migrate } from "./db/migrate.ts";
+
+export const CLUSTER_ROLE_ENV = "SERVICE_CLUSTER_ROLE";
+export const CLUSTER_INDEX_ENV = "SERVICE_CLUSTER_INDEX";
+const RESTART_DELAY_MS = 1_000;
+
+/** Each process's share of the connection budget: at least 2 (a transaction and a query beside it). */
+export function poolShare(total: number, processes: number): number {
+  return Math.max(2, Math.floor(total / processes));
+}
+
+export async function runPrimary(config: Config, logger: Logger, role: "start" | "api"): Promise<void> {
+  const db = await openDatabase(config, logger);
+  const applied = await migrate(db.pool);
+  if (applied.length > 0) logger.info({ applied }, "migrations applied");
+  const processes = config.webConcurrency;
+  const share = String(poolShare(config.dbPoolMax, processes));
+  let stopping = false;
+  const workers = new Map<number, Worker>();
+
+  const fork = (index: number) => {
+    const worker = cluster.fork({
+      [CLUSTER_ROLE_ENV]: index === 0 ? role : "api",
+      [CLUSTER_INDEX_ENV]: String(index),
+      DB_POOL_MAX: share,
+    });
+    workers.set(index, worker);
+    worker.on("exit", (code, signal) => {
+      workers.delete(index);
+      if (stopping) return;
+      logger.warn({ index, code, signal }, "API process exited; starting another");
+      setTimeout(() => fork(index), RESTART_DELAY_MS).unref();
+    });
+  };
+  for (let index = 0; index < processes; index++) fork(index);
+  logger.info({ processes, pool_per_process: Number(share) }, "cluster started");
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    const exits = [...workers.values()].map((worker) => {
+      const exited = once(worker, "exit");
+      worker.process.kill("SIGTERM");
+      return exited;
+    });
+    const timer = setTimeout(() => {
+      for (const worker of workers.values()) worker.process.kill("SIGKILL");
+    }, config.shutdownTimeoutMs + 5_000);
+    await Promise.all(exits);
+    clearTimeout(timer);
+    await db.close();
+    logger.info("stopped");
+    logger.flush();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}

@@ -1,0 +1,9426 @@
+/**
+ * Generated from spec/generated/openapi.yaml by spec/scripts/generate.ts (openapi-typescript).
+ * Do not edit: change the TypeSpec and run `npm run generate`.
+ */
+
+export interface paths {
+    "/api/auth/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a password reset
+         * @description Sends a password-reset e-mail if the account exists. Limits: 5 per hour per IP (429 + `Retry-After`) and
+         *     5 per hour per e-mail (200 with `throttled: true` + `Retry-After`, so that nobody learns whether the account
+         *     exists).
+         */
+        post: operations["Auth_forgot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in
+         * @description Signs in with e-mail and password; sets the HttpOnly session cookie.
+         *
+         *     A wrong password, an unknown address and an address whose registration is not verified yet all answer the same
+         *     401 `INVALID_CREDENTIALS`, byte for byte but for the request id, so that sign-in does not tell whether an
+         *     account exists. When the password matches an unverified registration, its owner is sent a new verification
+         *     e-mail (within the limits of `resend-verification`). The 403 `EMAIL_NOT_VERIFIED` of 1.0 is no longer
+         *     answered; it stays listed so that clients generated from 1.0 keep compiling.
+         */
+        post: operations["Auth_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Signs out: revokes the session and expires its cookie.
+         */
+        post: operations["Auth_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register
+         * @description Registers an account and sends a verification e-mail. Limits: 5 per hour per IP and 5 per hour per e-mail
+         *     (429 + `Retry-After`). A disposable address is a 400 `DISPOSABLE_EMAIL` and costs no budget. While registration
+         *     is by invitation, `invite_code` is required.
+         */
+        post: operations["Auth_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the registration settings
+         * @description How registration works here: `open`, or `invite` when `register` requires an invite code. Sign-up forms (the
+         *     console's among them) read it to know whether to ask for the code. Answers the same to everyone.
+         */
+        get: operations["Auth_registration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/resend-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend the verification e-mail
+         * @description Sends the verification e-mail again if the account exists and is unverified. Limits: 50 per day per IP
+         *     (429 + `Retry-After`); per e-mail a 60-second cooldown and 10 per day (200 with `throttled: true` +
+         *     `Retry-After`).
+         */
+        post: operations["Auth_resendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the password
+         * @description Sets a new password with the token from the reset e-mail, and signs out every session of the account.
+         */
+        post: operations["Auth_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the session
+         * @description The signed-in user, workspace and CSRF token.
+         */
+        get: operations["Auth_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an e-mail address
+         * @description Verifies the e-mail address with the token from the verification e-mail, and creates the user's workspace.
+         */
+        post: operations["Auth_verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the workspace
+         * @description The workspace of the signed-in user.
+         */
+        get: operations["WorkspaceSettings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Lists the workspace's API keys, newest first: prefixes only, never values.
+         */
+        get: operations["ApiKeys_list"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates an API key with the chosen scopes. The answer holds the key; it is never shown again. Not idempotent
+         *     by key: a replay would need the secret stored for 24 hours; list the keys to see whether a retry is needed.
+         */
+        post: operations["ApiKeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an API key
+         * @description Retrieves an API key (never its value).
+         */
+        get: operations["ApiKeys_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes an API key at once.
+         */
+        delete: operations["ApiKeys_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/api-keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Rotates an API key: a new key with the same name and scopes, while the old one keeps working for
+         *     `overlap_seconds` (default 24 hours) so that clients can switch without downtime. Not idempotent by key, for
+         *     the same reason as creation.
+         */
+        post: operations["ApiKeys_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Lists the workspace's subscriptions, newest first.
+         */
+        get: operations["WorkspaceWebhooks_list"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description Creates a subscription. The answer holds its signing `secret`, shown only now and on rotation.
+         */
+        post: operations["WorkspaceWebhooks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description Retrieves a subscription (without its secret).
+         */
+        get: operations["WorkspaceWebhooks_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes a subscription; pending deliveries to it are dropped.
+         */
+        delete: operations["WorkspaceWebhooks_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook subscription
+         * @description Changes a subscription: URL, events, description, or `enabled` to disable or re-enable it.
+         */
+        patch: operations["WorkspaceWebhooks_update"];
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description Lists the deliveries of a subscription with each attempt, newest first.
+         */
+        get: operations["WorkspaceWebhooks_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description Retrieves one delivery with each attempt.
+         */
+        get: operations["WorkspaceWebhooks_getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver
+         * @description Sends the delivery's event again, as a new delivery with the same `webhook-id`.
+         */
+        post: operations["WorkspaceWebhooks_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook secret
+         * @description Issues a new signing secret. For 24 hours deliveries carry two signatures, one with each secret, so
+         *     receivers can switch without losing a delivery.
+         */
+        post: operations["WorkspaceWebhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Sends a sample event of the given type to the subscription, signed like any other delivery.
+         */
+        post: operations["WorkspaceWebhooks_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description Lists conversations, newest first. Filters combine with AND.
+         */
+        get: operations["Conversations_list"];
+        put?: never;
+        /**
+         * Create a conversation
+         * @description Creates a conversation, optionally with its first message, and emits `conversation.created`.
+         */
+        post: operations["Conversations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a conversation
+         * @description Retrieves a conversation.
+         */
+        get: operations["Conversations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a conversation
+         * @description Changes the state, assignee, priority, subject or snooze of a conversation.
+         */
+        patch: operations["Conversations_update"];
+        trace?: never;
+    };
+    "/v1/conversations/{conversation_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List messages
+         * @description Lists the messages of a conversation, newest first.
+         */
+        get: operations["Conversations_listMessages"];
+        put?: never;
+        /**
+         * Add a message
+         * @description Adds a message to a conversation.
+         */
+        post: operations["Conversations_createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Lists events, newest first.
+         */
+        get: operations["Events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Retrieves an event.
+         */
+        get: operations["Events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List leads
+         * @description Lists leads, newest first. Filters combine with AND.
+         */
+        get: operations["Leads_list"];
+        put?: never;
+        /**
+         * Create a lead
+         * @description Creates a lead and emits `lead.captured`.
+         */
+        post: operations["Leads_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leads/{lead_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a lead
+         * @description Retrieves a lead.
+         */
+        get: operations["Leads_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a lead
+         * @description Deletes a lead. Its conversations and tickets keep their history with `lead_id` cleared.
+         */
+        delete: operations["Leads_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a lead
+         * @description Changes the given fields of a lead.
+         */
+        patch: operations["Leads_update"];
+        trace?: never;
+    };
+    "/v1/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tickets
+         * @description Lists tickets, newest first. Filters combine with AND.
+         */
+        get: operations["Tickets_list"];
+        put?: never;
+        /**
+         * Create a ticket
+         * @description Creates a ticket with the next `number` of the workspace, and emits `ticket.updated`.
+         */
+        post: operations["Tickets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tickets/{ticket_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a ticket
+         * @description Retrieves a ticket.
+         */
+        get: operations["Tickets_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a ticket
+         * @description Changes a ticket; `status` must follow the legal moves of `TicketStatus`. Emits `ticket.updated`.
+         */
+        patch: operations["Tickets_update"];
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Lists the workspace's subscriptions, newest first.
+         */
+        get: operations["Webhooks_list"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description Creates a subscription. The answer holds its signing `secret`, shown only now and on rotation.
+         */
+        post: operations["Webhooks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description Retrieves a subscription (without its secret).
+         */
+        get: operations["Webhooks_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes a subscription; pending deliveries to it are dropped.
+         */
+        delete: operations["Webhooks_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook subscription
+         * @description Changes a subscription: URL, events, description, or `enabled` to disable or re-enable it.
+         */
+        patch: operations["Webhooks_update"];
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description Lists the deliveries of a subscription with each attempt, newest first.
+         */
+        get: operations["Webhooks_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description Retrieves one delivery with each attempt.
+         */
+        get: operations["Webhooks_getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver
+         * @description Sends the delivery's event again, as a new delivery with the same `webhook-id`.
+         */
+        post: operations["Webhooks_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook secret
+         * @description Issues a new signing secret. For 24 hours deliveries carry two signatures, one with each secret, so
+         *     receivers can switch without losing a delivery.
+         */
+        post: operations["Webhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Sends a sample event of the given type to the subscription, signed like any other delivery.
+         */
+        post: operations["Webhooks_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "conversation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.created
+         * @description Sent when a conversation is created.
+         */
+        post: operations["WebhookEvents_conversationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.captured": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.captured
+         * @description Sent when a lead is created.
+         */
+        post: operations["WebhookEvents_leadCaptured"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.updated
+         * @description Sent when a ticket is created or changed.
+         */
+        post: operations["WebhookEvents_ticketUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        /**
+         * @description An e-mail address as typed: surrounding white space is trimmed, and the address is lower-cased (its domain in
+         *     punycode) before it keys an account or a rate-limit counter.
+         */
+        AccountEmail: string;
+        /**
+         * @description An API key as listed: never its value.
+         * @example {
+         *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
+         *       "object": "api_key",
+         *       "name": "Zapier",
+         *       "prefix": "sk_live_4eC39HqLyjWD",
+         *       "scopes": [
+         *         "leads:read",
+         *         "leads:write"
+         *       ],
+         *       "created_at": "2026-11-01T08:00:00Z",
+         *       "last_used_at": null,
+         *       "expires_at": null,
+         *       "revoked_at": null
+         *     }
+         */
+        ApiKey: {
+            id: components["schemas"]["ApiKeyId"];
+            /** @enum {string} */
+            object: "api_key";
+            name: string;
+            /** @description The first characters of the key, to recognise it. */
+            prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            /** Format: date-time */
+            created_at: string;
+            /** @description When the key was last used (updated at most once a minute). */
+            last_used_at: string | null;
+            /** @description After this time the key no longer works; set by rotation or at creation. */
+            expires_at: string | null;
+            revoked_at: string | null;
+        };
+        /** @description A new API key. */
+        ApiKeyCreate: {
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Format: date-time
+             * @description When the key stops working; must be in the future (400 `VALIDATION_FAILED` otherwise). Unset: never.
+             */
+            expires_at?: string;
+        };
+        /**
+         * @description Id of an API key (not its secret value).
+         * @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K
+         */
+        ApiKeyId: string;
+        /** @description A page of API keys. */
+        ApiKeyList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ApiKey"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description Rotation: a new key with the same name and scopes; the old one keeps working for the overlap. */
+        ApiKeyRotate: {
+            /**
+             * Format: int32
+             * @description How long the old key keeps working, in seconds (0 to 7 days).
+             * @default 86400
+             */
+            overlap_seconds?: number;
+        };
+        /** @description A key with its value, returned only once, on creation or rotation. */
+        ApiKeyWithSecret: {
+            id: components["schemas"]["ApiKeyId"];
+            /** @enum {string} */
+            object: "api_key";
+            name: string;
+            /** @description The first characters of the key, to recognise it. */
+            prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            /** Format: date-time */
+            created_at: string;
+            /** @description When the key was last used (updated at most once a minute). */
+            last_used_at: string | null;
+            /** @description After this time the key no longer works; set by rotation or at creation. */
+            expires_at: string | null;
+            revoked_at: string | null;
+            /**
+             * @description The key: `sk_live_`, 32 random base62 characters and a 6-character checksum, so that secret scanners
+             *     recognise it. Stored only as a hash: it cannot be shown again.
+             */
+            key: string;
+        };
+        /**
+         * @description Who wrote a message.
+         * @enum {string}
+         */
+        AuthorType: "lead" | "agent" | "system";
+        /**
+         * @description Where a conversation takes place.
+         * @enum {string}
+         */
+        Channel: "email" | "chat" | "phone" | "api" | "other";
+        /**
+         * @description A thread of messages with a lead.
+         * @example {
+         *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *       "object": "conversation",
+         *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *       "subject": "Question about pricing",
+         *       "channel": "chat",
+         *       "state": "open",
+         *       "snoozed_until": null,
+         *       "assignee": "agent@example.com",
+         *       "priority": "normal",
+         *       "last_message_at": "2026-11-01T09:31:00Z",
+         *       "message_count": 1,
+         *       "created_at": "2026-11-01T09:31:00Z",
+         *       "updated_at": "2026-11-01T09:31:00Z"
+         *     }
+         */
+        Conversation: {
+            id: components["schemas"]["ConversationId"];
+            /** @enum {string} */
+            object: "conversation";
+            lead_id: components["schemas"]["LeadId"] | null;
+            subject: string | null;
+            channel: components["schemas"]["Channel"];
+            state: components["schemas"]["ConversationState"];
+            snoozed_until: string | null;
+            /** @description Who handles it: an agent's e-mail or your own id for them. */
+            assignee: string | null;
+            priority: components["schemas"]["Priority"];
+            last_message_at: string | null;
+            /** Format: int32 */
+            message_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A new conversation, optionally with its first message. */
+        ConversationCreate: {
+            lead_id?: components["schemas"]["LeadId"];
+            subject?: string;
+            /** @default api */
+            channel?: components["schemas"]["Channel"];
+            assignee?: string;
+            /** @default normal */
+            priority?: components["schemas"]["Priority"];
+            message?: components["schemas"]["MessageCreate"];
+        };
+        /** @description The data of `conversation.created`. */
+        ConversationCreatedData: {
+            object: components["schemas"]["Conversation"];
+        };
+        /**
+         * @description `conversation.created`: `data.object` is the conversation as it was created.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9M",
+         *       "object": "event",
+         *       "type": "conversation.created",
+         *       "timestamp": "2026-11-01T09:31:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *           "object": "conversation",
+         *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "subject": "Question about pricing",
+         *           "channel": "chat",
+         *           "state": "open",
+         *           "snoozed_until": null,
+         *           "assignee": "agent@example.com",
+         *           "priority": "normal",
+         *           "last_message_at": "2026-11-01T09:31:00Z",
+         *           "message_count": 1,
+         *           "created_at": "2026-11-01T09:31:00Z",
+         *           "updated_at": "2026-11-01T09:31:00Z"
+         *         }
+         *       }
+         *     }
+         */
+        ConversationCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.created";
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["ConversationCreatedData"];
+        };
+        /**
+         * @description Id of a conversation.
+         * @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K
+         */
+        ConversationId: string;
+        /** @description A page of conversations. */
+        ConversationList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Conversation"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description Lifecycle of a conversation: `open` ⇄ `snoozed` (until `snoozed_until`, then open again), and either to
+         *     `closed`; a closed conversation reopens to `open`. Snoozing requires `snoozed_until` in the future.
+         * @enum {string}
+         */
+        ConversationState: "open" | "snoozed" | "closed";
+        /** @description The fields to change; null clears a field. */
+        ConversationUpdate: {
+            subject?: string | null;
+            state?: components["schemas"]["ConversationState"];
+            /**
+             * @description Required when `state` becomes `snoozed`, and then in the future; refused (400 `VALIDATION_FAILED`) on a
+             *     conversation that is not snoozed and is not becoming snoozed; leaving `snoozed` clears it.
+             */
+            snoozed_until?: string | null;
+            assignee?: string | null;
+            priority?: components["schemas"]["Priority"];
+        };
+        /** @description One event sent to one subscription, with every attempt. */
+        Delivery: {
+            id: components["schemas"]["DeliveryId"];
+            /** @enum {string} */
+            object: "delivery";
+            webhook_id: components["schemas"]["WebhookId"];
+            event_id: components["schemas"]["EventId"];
+            event_type: components["schemas"]["EventType"];
+            status: components["schemas"]["DeliveryStatus"];
+            /** Format: int32 */
+            attempt_count: number;
+            next_attempt_at: string | null;
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One HTTP attempt of a delivery. */
+        DeliveryAttempt: {
+            /** Format: int32 */
+            attempt: number;
+            /** Format: date-time */
+            started_at: string;
+            /**
+             * Format: int32
+             * @description How long the attempt took, in milliseconds.
+             */
+            duration_ms: number;
+            /** @description The endpoint's status code; null when no response came (timeout, refused, TLS). */
+            response_status: number | null;
+            /** @description The first 4 KiB of the response body. */
+            response_body: string | null;
+            /** @description Why the attempt failed without a response. */
+            error: string | null;
+        };
+        /**
+         * @description Id of one delivery of an event to one subscription.
+         * @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K
+         */
+        DeliveryId: string;
+        /** @description A page of deliveries, newest first. */
+        DeliveryList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Delivery"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description The state of one delivery.
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "succeeded" | "failed";
+        /**
+         * Format: email
+         * @description An e-mail address.
+         */
+        EmailAddress: string;
+        /**
+         * @description The answer of `forgot` and `resend-verification`: the same whether or not an account exists. `throttled` is
+         *     true when this address's e-mail budget is spent; `Retry-After` then says when to try again.
+         */
+        EmailRequestAccepted: {
+            /** @enum {boolean} */
+            accepted: true;
+            throttled: boolean;
+        };
+        /** @description A single-use token from an e-mail link. */
+        EmailToken: string;
+        /**
+         * @description The catalog of error codes. A code is stable: clients branch on `code`, never on `title` or `detail`.
+         *     Each code always comes with the same HTTP status.
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "RESOURCE_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
+        /** @description Any event. */
+        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
+        /**
+         * @description Id of an event; also the `webhook-id` of its deliveries.
+         * @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K
+         */
+        EventId: string;
+        /** @description A page of events. */
+        EventList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Event"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description The kinds of event; a webhook subscription picks which it receives.
+         * @enum {string}
+         */
+        EventType: "lead.captured" | "conversation.created" | "ticket.updated";
+        /** @description One field that failed validation. */
+        FieldError: {
+            /** @description Where the problem is: `body.email`, `query.limit`, `path.lead_id`, `header.idempotency-key`. */
+            path: string;
+            /** @description What is wrong with it. */
+            message: string;
+        };
+        /** @description `POST /api/auth/forgot`. */
+        ForgotRequest: {
+            email: components["schemas"]["AccountEmail"];
+        };
+        /**
+         * @description A person or company captured as a potential customer.
+         * @example {
+         *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *       "object": "lead",
+         *       "email": "ada@example.com",
+         *       "phone": "+44 20 7946 0958",
+         *       "name": "Ada Lovelace",
+         *       "company": "Analytical Engines Ltd",
+         *       "status": "new",
+         *       "source": "website",
+         *       "tags": [
+         *         "trial",
+         *         "enterprise"
+         *       ],
+         *       "custom_attributes": {
+         *         "plan": "pro"
+         *       },
+         *       "external_id": "crm-4821",
+         *       "created_at": "2026-11-01T09:30:00Z",
+         *       "updated_at": "2026-11-01T09:30:00Z"
+         *     }
+         */
+        Lead: {
+            id: components["schemas"]["LeadId"];
+            /** @enum {string} */
+            object: "lead";
+            email: components["schemas"]["EmailAddress"] | null;
+            phone: string | null;
+            name: string | null;
+            company: string | null;
+            status: components["schemas"]["LeadStatus"];
+            /** @description Where the lead came from, e.g. `website`, `import`, `zapier`. */
+            source: string | null;
+            tags: components["schemas"]["Tag"][];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes: {
+                [key: string]: unknown;
+            };
+            /** @description Your own id for this lead, unique in the workspace. */
+            external_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The data of `lead.captured`. */
+        LeadCapturedData: {
+            object: components["schemas"]["Lead"];
+        };
+        /**
+         * @description `lead.captured`: `data.object` is the lead as it was created.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+         *       "object": "event",
+         *       "type": "lead.captured",
+         *       "timestamp": "2026-11-01T09:30:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "object": "lead",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "name": "Ada Lovelace",
+         *           "company": "Analytical Engines Ltd",
+         *           "status": "new",
+         *           "source": "website",
+         *           "tags": [
+         *             "trial",
+         *             "enterprise"
+         *           ],
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
+         *           "external_id": "crm-4821",
+         *           "created_at": "2026-11-01T09:30:00Z",
+         *           "updated_at": "2026-11-01T09:30:00Z"
+         *         }
+         *       }
+         *     }
+         */
+        LeadCapturedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.captured";
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["LeadCapturedData"];
+        };
+        /** @description The fields of a new lead; give at least one of `email`, `phone`, `name` or `external_id`. */
+        LeadCreate: {
+            email?: components["schemas"]["EmailAddress"];
+            phone?: string;
+            name?: string;
+            company?: string;
+            /** @default new */
+            status?: components["schemas"]["LeadStatus"];
+            source?: string;
+            tags?: components["schemas"]["Tag"][];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes?: {
+                [key: string]: unknown;
+            };
+            external_id?: string;
+        };
+        /**
+         * @description Id of a lead.
+         * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
+         */
+        LeadId: string;
+        /** @description A page of leads. */
+        LeadList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Lead"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description Where a lead is in the sales funnel. Any status may move to any other.
+         * @enum {string}
+         */
+        LeadStatus: "new" | "contacted" | "qualified" | "disqualified" | "converted";
+        /** @description The fields to change; null clears a field. Unknown fields are refused. */
+        LeadUpdate: {
+            email?: components["schemas"]["EmailAddress"] | null;
+            phone?: string | null;
+            name?: string | null;
+            company?: string | null;
+            status?: components["schemas"]["LeadStatus"];
+            source?: string | null;
+            tags?: components["schemas"]["Tag"][];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes?: {
+                [key: string]: unknown;
+            };
+            external_id?: string | null;
+        };
+        /** @description `POST /api/auth/login`. */
+        LoginRequest: {
+            email: components["schemas"]["AccountEmail"];
+            password: string;
+        };
+        /**
+         * @description One message of a conversation.
+         * @example {
+         *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+         *       "object": "message",
+         *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *       "author": {
+         *         "type": "lead",
+         *         "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+         *       },
+         *       "body": "Hi! Do you offer annual billing?",
+         *       "visibility": "public",
+         *       "created_at": "2026-11-01T09:31:00Z"
+         *     }
+         */
+        Message: {
+            id: components["schemas"]["MessageId"];
+            /** @enum {string} */
+            object: "message";
+            conversation_id: components["schemas"]["ConversationId"];
+            author: components["schemas"]["MessageAuthor"];
+            body: string;
+            visibility: components["schemas"]["MessageVisibility"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The author of a message. */
+        MessageAuthor: {
+            type: components["schemas"]["AuthorType"];
+            /** @description The lead's id, or the agent's e-mail or id; null for `system`. */
+            id: string | null;
+        };
+        /** @description A new message. */
+        MessageCreate: {
+            author: components["schemas"]["MessageAuthor"];
+            body: string;
+            /** @default public */
+            visibility?: components["schemas"]["MessageVisibility"];
+        };
+        /**
+         * @description Id of a message.
+         * @example msg_01JD3Z7B1B2C3D4E5F6G7H8J9K
+         */
+        MessageId: string;
+        /** @description A page of messages, newest first. */
+        MessageList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Message"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description Whether the lead can see a message.
+         * @enum {string}
+         */
+        MessageVisibility: "public" | "internal";
+        /** @description A password: 10 to 256 characters (NIST SP 800-63B: length, not composition rules). */
+        Password: string;
+        /**
+         * @description Urgency, shared by conversations and tickets.
+         * @enum {string}
+         */
+        Priority: "low" | "normal" | "high" | "urgent";
+        /**
+         * @description An RFC 9457 problem details object.
+         * @example {
+         *       "type": "/problems/lead-not-found",
+         *       "title": "Lead not found",
+         *       "status": 404,
+         *       "detail": "No lead lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 in this workspace.",
+         *       "code": "LEAD_NOT_FOUND",
+         *       "request_id": "req_01JD3Z8K1B2C3D4E5F6G7H8J9K"
+         *     }
+         */
+        Problem: {
+            /** @description A relative URI naming the problem type: `/problems/` and the code in kebab case. */
+            type: string;
+            /** @description A short, human-readable summary of the problem type. */
+            title: string;
+            /**
+             * Format: int32
+             * @description The HTTP status code.
+             */
+            status: number;
+            /** @description A human-readable explanation of this occurrence. */
+            detail?: string;
+            /** @description The stable, machine-readable code. */
+            code: components["schemas"]["ErrorCode"];
+            /** @description The id of this request, also in the `Request-Id` header. */
+            request_id: string;
+            /** @description Field-level problems, for `VALIDATION_FAILED`. */
+            errors?: components["schemas"]["FieldError"][];
+        };
+        /**
+         * @description The answer of `register`: the same whether or not the address already has an account, so that it reveals
+         *     nothing. If the address can register, a verification e-mail follows.
+         */
+        RegisterAccepted: {
+            /** @enum {boolean} */
+            accepted: true;
+        };
+        /** @description `POST /api/auth/register`. */
+        RegisterRequest: {
+            email: components["schemas"]["AccountEmail"];
+            password: components["schemas"]["Password"];
+            name?: string;
+            /** @description Required while registration is by invitation (the closed beta). */
+            invite_code?: string;
+        };
+        /**
+         * @description How accounts are opened on this service (`REGISTRATION_MODE`).
+         * @enum {string}
+         */
+        RegistrationMode: "open" | "invite";
+        /** @description What a sign-up form needs to know before it is shown. */
+        RegistrationSettings: {
+            /** @enum {string} */
+            object: "registration_settings";
+            /** @description `invite`: `register` requires `invite_code`, so the form asks for one. */
+            mode: components["schemas"]["RegistrationMode"];
+        };
+        /** @description `POST /api/auth/resend-verification`. */
+        ResendVerificationRequest: {
+            email: components["schemas"]["AccountEmail"];
+        };
+        /** @description `POST /api/auth/reset`. */
+        ResetRequest: {
+            token: components["schemas"]["EmailToken"];
+            password: components["schemas"]["Password"];
+        };
+        /** @description The answer of `reset`. */
+        ResetResult: {
+            /** @enum {boolean} */
+            reset: true;
+        };
+        /**
+         * @description What an API key may do. Grant the fewest a client needs.
+         * @enum {string}
+         */
+        Scope: "leads:read" | "leads:write" | "conversations:read" | "conversations:write" | "tickets:read" | "tickets:write" | "webhooks:read" | "webhooks:write" | "events:read";
+        /** @description The signed-in session. */
+        Session: {
+            /** @enum {string} */
+            object: "session";
+            user: components["schemas"]["User"];
+            workspace: components["schemas"]["Workspace"];
+            /** @description Send as `X-CSRF-Token` on every session-authenticated write. */
+            csrf_token: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @description A free-form label. */
+        Tag: string;
+        /**
+         * @description A unit of support work.
+         * @example {
+         *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+         *       "object": "ticket",
+         *       "number": 42,
+         *       "subject": "Cannot export invoices",
+         *       "description": "The export button does nothing since Monday.",
+         *       "status": "open",
+         *       "priority": "high",
+         *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *       "assignee": "agent@example.com",
+         *       "tags": [
+         *         "billing"
+         *       ],
+         *       "due_at": "2026-11-03T17:00:00Z",
+         *       "solved_at": null,
+         *       "closed_at": null,
+         *       "created_at": "2026-11-01T10:00:00Z",
+         *       "updated_at": "2026-11-01T10:05:00Z"
+         *     }
+         */
+        Ticket: {
+            id: components["schemas"]["TicketId"];
+            /** @enum {string} */
+            object: "ticket";
+            /**
+             * Format: int32
+             * @description Sequential per workspace, from 1, without gaps.
+             */
+            number: number;
+            subject: string;
+            description: string | null;
+            status: components["schemas"]["TicketStatus"];
+            priority: components["schemas"]["Priority"];
+            lead_id: components["schemas"]["LeadId"] | null;
+            conversation_id: components["schemas"]["ConversationId"] | null;
+            assignee: string | null;
+            tags: components["schemas"]["Tag"][];
+            due_at: string | null;
+            solved_at: string | null;
+            closed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A new ticket. */
+        TicketCreate: {
+            subject: string;
+            description?: string;
+            /** @default new */
+            status?: components["schemas"]["TicketStatus"];
+            /** @default normal */
+            priority?: components["schemas"]["Priority"];
+            lead_id?: components["schemas"]["LeadId"];
+            conversation_id?: components["schemas"]["ConversationId"];
+            assignee?: string;
+            tags?: components["schemas"]["Tag"][];
+            /** Format: date-time */
+            due_at?: string;
+        };
+        /**
+         * @description Id of a ticket (the workspace-wide `number` is separate).
+         * @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K
+         */
+        TicketId: string;
+        /** @description A page of tickets. */
+        TicketList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Ticket"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description Lifecycle of a ticket. Legal moves (anything else is a 409 `INVALID_STATE_TRANSITION`):
+         *
+         *     | from      | to                                         |
+         *     |-----------|--------------------------------------------|
+         *     | `new`     | `open`, `pending`, `on_hold`, `solved`, `closed` |
+         *     | `open`    | `pending`, `on_hold`, `solved`, `closed`   |
+         *     | `pending` | `open`, `on_hold`, `solved`, `closed`      |
+         *     | `on_hold` | `open`, `pending`, `solved`, `closed`      |
+         *     | `solved`  | `open` (reopen), `closed`                  |
+         *     | `closed`  | none: closed is final                      |
+         *
+         *     No ticket ever goes back to `new`. Moving to `solved` sets `solved_at`; to `closed` sets `closed_at`;
+         *     reopening clears `solved_at`.
+         * @enum {string}
+         */
+        TicketStatus: "new" | "open" | "pending" | "on_hold" | "solved" | "closed";
+        /** @description The fields to change; null clears a field. `status` must follow the legal moves of `TicketStatus`. */
+        TicketUpdate: {
+            subject?: string;
+            description?: string | null;
+            status?: components["schemas"]["TicketStatus"];
+            priority?: components["schemas"]["Priority"];
+            lead_id?: components["schemas"]["LeadId"] | null;
+            conversation_id?: components["schemas"]["ConversationId"] | null;
+            assignee?: string | null;
+            tags?: components["schemas"]["Tag"][];
+            due_at?: string | null;
+        };
+        /** @description The data of `ticket.updated`. Creating a ticket is a change too: all its fields are listed then. */
+        TicketUpdatedData: {
+            object: components["schemas"]["Ticket"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `ticket.updated`: `data.object` is the ticket after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9N",
+         *       "object": "event",
+         *       "type": "ticket.updated",
+         *       "timestamp": "2026-11-01T10:05:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+         *           "object": "ticket",
+         *           "number": 42,
+         *           "subject": "Cannot export invoices",
+         *           "description": "The export button does nothing since Monday.",
+         *           "status": "open",
+         *           "priority": "high",
+         *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *           "assignee": "agent@example.com",
+         *           "tags": [
+         *             "billing"
+         *           ],
+         *           "due_at": "2026-11-03T17:00:00Z",
+         *           "solved_at": null,
+         *           "closed_at": null,
+         *           "created_at": "2026-11-01T10:00:00Z",
+         *           "updated_at": "2026-11-01T10:05:00Z"
+         *         },
+         *         "changed_fields": [
+         *           "status",
+         *           "priority"
+         *         ],
+         *         "previous_attributes": {
+         *           "status": "new",
+         *           "priority": "normal"
+         *         }
+         *       }
+         *     }
+         */
+        TicketUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ticket.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["TicketUpdatedData"];
+        };
+        /** @description A user account. */
+        User: {
+            id: components["schemas"]["UserId"];
+            /** @enum {string} */
+            object: "user";
+            email: string;
+            name: string | null;
+            email_verified: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description Id of a user account.
+         * @example usr_01JD3Z7J1B2C3D4E5F6G7H8J9K
+         */
+        UserId: string;
+        /** @description `POST /api/auth/verify`. */
+        VerifyRequest: {
+            token: components["schemas"]["EmailToken"];
+        };
+        /** @description The answer of `verify`. */
+        VerifyResult: {
+            /** @enum {boolean} */
+            verified: true;
+        };
+        /**
+         * @description A webhook subscription. The secret is only shown on creation and on rotation.
+         * @example {
+         *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+         *       "object": "webhook",
+         *       "url": "https://hooks.example.com/service",
+         *       "events": [
+         *         "lead.captured",
+         *         "ticket.updated"
+         *       ],
+         *       "description": "CRM sync",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "secret_rotated_at": null,
+         *       "created_at": "2026-11-01T08:00:00Z",
+         *       "updated_at": "2026-11-01T08:00:00Z"
+         *     }
+         */
+        Webhook: {
+            id: components["schemas"]["WebhookId"];
+            /** @enum {string} */
+            object: "webhook";
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["EventType"][];
+            description: string | null;
+            enabled: boolean;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            /** @description When the secret was last rotated; the previous secret keeps signing for 24 hours after it. */
+            secret_rotated_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A new subscription. */
+        WebhookCreate: {
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["EventType"][];
+            description?: string;
+            /** @default true */
+            enabled?: boolean;
+        };
+        /**
+         * @description Why a subscription was disabled.
+         * @enum {string}
+         */
+        WebhookDisabledReason: "manual" | "endpoint_gone" | "failing";
+        /**
+         * @description Id of a webhook subscription.
+         * @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K
+         */
+        WebhookId: string;
+        /** @description A page of webhook subscriptions. */
+        WebhookList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Webhook"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description Send a sample event of this type to the subscription. */
+        WebhookTestRequest: {
+            /** @default lead.captured */
+            event_type?: components["schemas"]["EventType"];
+        };
+        /** @description The fields to change. Setting `enabled` to true re-enables a disabled subscription. */
+        WebhookUpdate: {
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["EventType"][];
+            description?: string | null;
+            enabled?: boolean;
+        };
+        /**
+         * Format: uri
+         * @description An https URL without credentials that does not resolve to a private, loopback or metadata address.
+         */
+        WebhookUrl: string;
+        /** @description A subscription with its signing secret, returned once on creation and on rotation. */
+        WebhookWithSecret: {
+            id: components["schemas"]["WebhookId"];
+            /** @enum {string} */
+            object: "webhook";
+            url: components["schemas"]["WebhookUrl"];
+            events: components["schemas"]["EventType"][];
+            description: string | null;
+            enabled: boolean;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            /** @description When the secret was last rotated; the previous secret keeps signing for 24 hours after it. */
+            secret_rotated_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description `whsec_` and the base64 of 32 random bytes. Keep it secret; verify every delivery with it. */
+            secret: string;
+        };
+        /** @description A workspace: where leads, conversations, tickets, keys and webhooks live. */
+        Workspace: {
+            id: components["schemas"]["WorkspaceId"];
+            /** @enum {string} */
+            object: "workspace";
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description Id of a workspace.
+         * @example ws_01JD3Z7H1B2C3D4E5F6G7H8J9K
+         */
+        WorkspaceId: string;
+    };
+    responses: never;
+    parameters: {
+        /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+        CsrfTokenHeader: string;
+        IdempotencyKeyHeader: string;
+        /** @description The `next_cursor` of the previous page; opaque. */
+        "ListQuery.cursor": string;
+        /**
+         * @description How many objects to return, 1 to 100.
+         * @example 20
+         */
+        "ListQuery.limit": number;
+        /** @description The delivery id. */
+        "WebhookDeliveryHeaders.serviceDelivery": components["schemas"]["DeliveryId"];
+        /** @description The event type. */
+        "WebhookDeliveryHeaders.serviceEvent": components["schemas"]["EventType"];
+        /**
+         * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+         *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+         */
+        "WebhookDeliveryHeaders.serviceSignature": string;
+        /** @description The event id, the same on every retry: deduplicate by it. */
+        "WebhookDeliveryHeaders.webhookId": components["schemas"]["EventId"];
+        /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+        "WebhookDeliveryHeaders.webhookSignature": string;
+        /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+        "WebhookDeliveryHeaders.webhookTimestamp": string;
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    Auth_forgot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForgotRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted. When `throttled` is true, `Retry-After` says when this address's budget allows another e-mail. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true,
+                     *       "throttled": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailRequestAccepted"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LoginRequest"];
+            };
+        };
+        responses: {
+            /** @description The session; on login, `Set-Cookie` carries the session cookie. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "session",
+                     *       "user": {
+                     *         "id": "usr_01JD3Z7J1B2C3D4E5F6G7H8J9K",
+                     *         "object": "user",
+                     *         "email": "ada@example.com",
+                     *         "name": "Ada Lovelace",
+                     *         "email_verified": true,
+                     *         "created_at": "2026-11-01T08:00:00Z"
+                     *       },
+                     *       "workspace": {
+                     *         "id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *         "object": "workspace",
+                     *         "name": "Ada's workspace",
+                     *         "created_at": "2026-11-01T08:00:00Z"
+                     *       },
+                     *       "csrf_token": "c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70",
+                     *       "expires_at": "2026-12-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_logout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out: `Set-Cookie` expires the session cookie. */
+            204: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "name": "Ada Lovelace"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description Registration accepted: if the address can register, a verification e-mail follows. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegisterAccepted"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_registration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "registration_settings",
+                     *       "mode": "open"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegistrationSettings"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_resendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResendVerificationRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted. When `throttled` is true, `Retry-After` says when this address's budget allows another e-mail. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accepted": true,
+                     *       "throttled": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailRequestAccepted"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_reset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "rt_3q2l9kJx0cTn7wQeR5uY8iO1pA4sD6fG",
+                 *       "password": "a new long passphrase"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reset": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResetResult"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session; on login, `Set-Cookie` carries the session cookie. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "session",
+                     *       "user": {
+                     *         "id": "usr_01JD3Z7J1B2C3D4E5F6G7H8J9K",
+                     *         "object": "user",
+                     *         "email": "ada@example.com",
+                     *         "name": "Ada Lovelace",
+                     *         "email_verified": true,
+                     *         "created_at": "2026-11-01T08:00:00Z"
+                     *       },
+                     *       "workspace": {
+                     *         "id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *         "object": "workspace",
+                     *         "name": "Ada's workspace",
+                     *         "created_at": "2026-11-01T08:00:00Z"
+                     *       },
+                     *       "csrf_token": "c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70",
+                     *       "expires_at": "2026-12-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Auth_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "vt_3q2l9kJx0cTn7wQeR5uY8iO1pA4sD6fG"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "verified": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VerifyResult"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceSettings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *       "object": "workspace",
+                     *       "name": "Ada's workspace",
+                     *       "created_at": "2026-11-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiKeys_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImtleV8wMUpEM1o3RzFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
+                     *           "object": "api_key",
+                     *           "name": "Zapier",
+                     *           "prefix": "sk_live_4eC39HqLyjWD",
+                     *           "scopes": [
+                     *             "leads:read",
+                     *             "leads:write"
+                     *           ],
+                     *           "created_at": "2026-11-01T08:00:00Z",
+                     *           "last_used_at": null,
+                     *           "expires_at": null,
+                     *           "revoked_at": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiKeys_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Zapier",
+                 *       "scopes": [
+                 *         "leads:read",
+                 *         "leads:write"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
+                     *       "object": "api_key",
+                     *       "name": "Zapier",
+                     *       "prefix": "sk_live_4eC39HqLyjWD",
+                     *       "scopes": [
+                     *         "leads:read",
+                     *         "leads:write"
+                     *       ],
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "last_used_at": null,
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "key": "sk_live_4eC39HqLyjWDarjtT1zdp7dcW3x9Kq2P0aBv1c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiKeys_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K */
+                key_id: components["schemas"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
+                     *       "object": "api_key",
+                     *       "name": "Zapier",
+                     *       "prefix": "sk_live_4eC39HqLyjWD",
+                     *       "scopes": [
+                     *         "leads:read",
+                     *         "leads:write"
+                     *       ],
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "last_used_at": null,
+                     *       "expires_at": null,
+                     *       "revoked_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiKeys_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+            };
+            path: {
+                /** @example key_01JD3Z7G1B2C3D4E5F6G7H8JZZ */
+                key_id: components["schemas"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; nothing to return. */
+            204: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ApiKeys_rotate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+            };
+            path: {
+                /** @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K */
+                key_id: components["schemas"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRotate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
+                     *       "object": "api_key",
+                     *       "name": "Zapier",
+                     *       "prefix": "sk_live_4eC39HqLyjWD",
+                     *       "scopes": [
+                     *         "leads:read",
+                     *         "leads:write"
+                     *       ],
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "last_used_at": null,
+                     *       "expires_at": null,
+                     *       "revoked_at": null,
+                     *       "key": "sk_live_4eC39HqLyjWDarjtT1zdp7dcW3x9Kq2P0aBv1c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6IndoXzAxSkQzWjdFMUIyQzNENEU1RjZHN0g4SjlLIn0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *           "object": "webhook",
+                     *           "url": "https://hooks.example.com/service",
+                     *           "events": [
+                     *             "lead.captured",
+                     *             "ticket.updated"
+                     *           ],
+                     *           "description": "CRM sync",
+                     *           "enabled": true,
+                     *           "disabled_reason": null,
+                     *           "secret_rotated_at": null,
+                     *           "created_at": "2026-11-01T08:00:00Z",
+                     *           "updated_at": "2026-11-01T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 31411c16-0a2f-4315-8f3d-b386449da809 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/service",
+                 *       "events": [
+                 *         "lead.captured",
+                 *         "ticket.updated"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Rgew9s6Yzo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 82cef044-9a1d-43d5-821c-5ac17a5367a5 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; nothing to return. */
+            204: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 1e6a6761-23c4-4ac7-a62b-2a4e0526a920 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_listDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImRsdl8wMUpEM1o3RjFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only deliveries in this state.
+                 * @example pending
+                 */
+                status?: components["schemas"]["DeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *           "object": "delivery",
+                     *           "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *           "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *           "event_type": "lead.captured",
+                     *           "status": "succeeded",
+                     *           "attempt_count": 1,
+                     *           "next_attempt_at": null,
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "started_at": "2026-11-01T09:30:00Z",
+                     *               "duration_ms": 84,
+                     *               "response_status": 200,
+                     *               "response_body": "ok",
+                     *               "error": null
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-01T09:30:00Z",
+                     *           "updated_at": "2026-11-01T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
+                delivery_id: components["schemas"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *       "object": "delivery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "event_type": "lead.captured",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-11-01T09:30:00Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "response_body": "ok",
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 91e2e2db-57da-48cc-ab91-46dd8c98f03b */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
+                delivery_id: components["schemas"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *       "object": "delivery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "event_type": "lead.captured",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-11-01T09:30:00Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "response_body": "ok",
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 82c1da83-84ce-4dab-ae24-dedb2832ff3b */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Rgew9s6Yzo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_sendTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 20d17d77-34f1-4340-85a1-99ff84d4d563 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "lead.captured"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *       "object": "delivery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "event_type": "lead.captured",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-11-01T09:30:00Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "response_body": "ok",
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImNvbnZfMDFKRDNaN0ExQjJDM0Q0RTVGNkc3SDhKOUsifQ
+                 */
+                cursor?: string;
+                /**
+                 * @description Only conversations in this state.
+                 * @example open
+                 */
+                state?: components["schemas"]["ConversationState"];
+                /**
+                 * @description Only conversations with this lead.
+                 * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
+                 */
+                lead_id?: components["schemas"]["LeadId"];
+                /**
+                 * @description Only conversations assigned to this assignee.
+                 * @example Ada Lovelace
+                 */
+                assignee?: string;
+                /**
+                 * @description Only conversations created at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: string;
+                /**
+                 * @description Only conversations updated at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updated_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *           "object": "conversation",
+                     *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *           "subject": "Question about pricing",
+                     *           "channel": "chat",
+                     *           "state": "open",
+                     *           "snoozed_until": null,
+                     *           "assignee": "agent@example.com",
+                     *           "priority": "normal",
+                     *           "last_message_at": "2026-11-01T09:31:00Z",
+                     *           "message_count": 1,
+                     *           "created_at": "2026-11-01T09:31:00Z",
+                     *           "updated_at": "2026-11-01T09:31:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConversationList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 0d925f9e-9a63-4ae2-8002-340fa427a674 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                 *       "subject": "Question about pricing",
+                 *       "channel": "chat",
+                 *       "message": {
+                 *         "author": {
+                 *           "type": "lead",
+                 *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+                 *         },
+                 *         "body": "Hi! Do you offer annual billing?"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "object": "conversation",
+                     *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "subject": "Question about pricing",
+                     *       "channel": "chat",
+                     *       "state": "open",
+                     *       "snoozed_until": null,
+                     *       "assignee": "agent@example.com",
+                     *       "priority": "normal",
+                     *       "last_message_at": "2026-11-01T09:31:00Z",
+                     *       "message_count": 1,
+                     *       "created_at": "2026-11-01T09:31:00Z",
+                     *       "updated_at": "2026-11-01T09:31:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
+                conversation_id: components["schemas"]["ConversationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "object": "conversation",
+                     *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "subject": "Question about pricing",
+                     *       "channel": "chat",
+                     *       "state": "open",
+                     *       "snoozed_until": null,
+                     *       "assignee": "agent@example.com",
+                     *       "priority": "normal",
+                     *       "last_message_at": "2026-11-01T09:31:00Z",
+                     *       "message_count": 1,
+                     *       "created_at": "2026-11-01T09:31:00Z",
+                     *       "updated_at": "2026-11-01T09:31:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example dad74e97-084b-49e1-8bfb-6fbb24180149 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
+                conversation_id: components["schemas"]["ConversationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "closed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "object": "conversation",
+                     *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "subject": "Question about pricing",
+                     *       "channel": "chat",
+                     *       "state": "open",
+                     *       "snoozed_until": null,
+                     *       "assignee": "agent@example.com",
+                     *       "priority": "normal",
+                     *       "last_message_at": "2026-11-01T09:31:00Z",
+                     *       "message_count": 1,
+                     *       "created_at": "2026-11-01T09:31:00Z",
+                     *       "updated_at": "2026-11-01T09:31:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_listMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6Im1zZ18wMUpEM1o3QjFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
+                conversation_id: components["schemas"]["ConversationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+                     *           "object": "message",
+                     *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *           "author": {
+                     *             "type": "lead",
+                     *             "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+                     *           },
+                     *           "body": "Hi! Do you offer annual billing?",
+                     *           "visibility": "public",
+                     *           "created_at": "2026-11-01T09:31:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_createMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 83bd8b5e-932f-41ad-919b-8ed9d3f6a60e */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
+                conversation_id: components["schemas"]["ConversationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "author": {
+                 *         "type": "agent",
+                 *         "id": "agent@example.com"
+                 *       },
+                 *       "body": "Yes: annual billing saves two months."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+                     *       "object": "message",
+                     *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "author": {
+                     *         "type": "lead",
+                     *         "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+                     *       },
+                     *       "body": "Hi! Do you offer annual billing?",
+                     *       "visibility": "public",
+                     *       "created_at": "2026-11-01T09:31:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Events_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImV2dF8wMUpEM1o3RDFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only events of this type.
+                 * @example lead.captured
+                 */
+                type?: components["schemas"]["EventType"];
+                /**
+                 * @description Only events that happened at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *           "object": "event",
+                     *           "type": "lead.captured",
+                     *           "timestamp": "2026-11-01T09:30:00Z",
+                     *           "api_version": "1.0",
+                     *           "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *               "object": "lead",
+                     *               "email": "ada@example.com",
+                     *               "phone": "+44 20 7946 0958",
+                     *               "name": "Ada Lovelace",
+                     *               "company": "Analytical Engines Ltd",
+                     *               "status": "new",
+                     *               "source": "website",
+                     *               "tags": [
+                     *                 "trial",
+                     *                 "enterprise"
+                     *               ],
+                     *               "custom_attributes": {
+                     *                 "plan": "pro"
+                     *               },
+                     *               "external_id": "crm-4821",
+                     *               "created_at": "2026-11-01T09:30:00Z",
+                     *               "updated_at": "2026-11-01T09:30:00Z"
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Events_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K */
+                event_id: components["schemas"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "object": "event",
+                     *       "type": "lead.captured",
+                     *       "timestamp": "2026-11-01T09:30:00Z",
+                     *       "api_version": "1.0",
+                     *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *           "object": "lead",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "name": "Ada Lovelace",
+                     *           "company": "Analytical Engines Ltd",
+                     *           "status": "new",
+                     *           "source": "website",
+                     *           "tags": [
+                     *             "trial",
+                     *             "enterprise"
+                     *           ],
+                     *           "custom_attributes": {
+                     *             "plan": "pro"
+                     *           },
+                     *           "external_id": "crm-4821",
+                     *           "created_at": "2026-11-01T09:30:00Z",
+                     *           "updated_at": "2026-11-01T09:30:00Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Leads_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImxlYWRfMDFKRDNaNlE0VzJZQjdLOE45UDBSNVM2VDcifQ
+                 */
+                cursor?: string;
+                /**
+                 * @description Only leads with this status.
+                 * @example new
+                 */
+                status?: components["schemas"]["LeadStatus"];
+                /**
+                 * @description Only the lead with this e-mail address (compared case-insensitively).
+                 * @example ada@example.com
+                 */
+                email?: string;
+                /**
+                 * @description Only the lead with this `external_id`.
+                 * @example crm-4821
+                 */
+                external_id?: string;
+                /**
+                 * @description Only leads created at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: string;
+                /**
+                 * @description Only leads updated at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updated_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *           "object": "lead",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+44 20 7946 0958",
+                     *           "name": "Ada Lovelace",
+                     *           "company": "Analytical Engines Ltd",
+                     *           "status": "new",
+                     *           "source": "website",
+                     *           "tags": [
+                     *             "trial",
+                     *             "enterprise"
+                     *           ],
+                     *           "custom_attributes": {
+                     *             "plan": "pro"
+                     *           },
+                     *           "external_id": "crm-4821",
+                     *           "created_at": "2026-11-01T09:30:00Z",
+                     *           "updated_at": "2026-11-01T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "eyJrIjoibGVhZCJ9"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LeadList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Leads_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example b9c8b3ff-3b61-4390-877c-9b844ea71067 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "name": "Ada Lovelace",
+                 *       "company": "Analytical Engines Ltd",
+                 *       "source": "website"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "object": "lead",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+44 20 7946 0958",
+                     *       "name": "Ada Lovelace",
+                     *       "company": "Analytical Engines Ltd",
+                     *       "status": "new",
+                     *       "source": "website",
+                     *       "tags": [
+                     *         "trial",
+                     *         "enterprise"
+                     *       ],
+                     *       "custom_attributes": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "external_id": "crm-4821",
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Leads_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
+                lead_id: components["schemas"]["LeadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "object": "lead",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+44 20 7946 0958",
+                     *       "name": "Ada Lovelace",
+                     *       "company": "Analytical Engines Ltd",
+                     *       "status": "new",
+                     *       "source": "website",
+                     *       "tags": [
+                     *         "trial",
+                     *         "enterprise"
+                     *       ],
+                     *       "custom_attributes": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "external_id": "crm-4821",
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Leads_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6ZZ */
+                lead_id: components["schemas"]["LeadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; nothing to return. */
+            204: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Leads_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 73c70736-ae03-4b4f-857c-d46d3681bfa3 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
+                lead_id: components["schemas"]["LeadId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "contacted"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "object": "lead",
+                     *       "email": "ada@example.com",
+                     *       "phone": "+44 20 7946 0958",
+                     *       "name": "Ada Lovelace",
+                     *       "company": "Analytical Engines Ltd",
+                     *       "status": "new",
+                     *       "source": "website",
+                     *       "tags": [
+                     *         "trial",
+                     *         "enterprise"
+                     *       ],
+                     *       "custom_attributes": {
+                     *         "plan": "pro"
+                     *       },
+                     *       "external_id": "crm-4821",
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tickets_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6InRrdF8wMUpEM1o3QzFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only tickets with this status.
+                 * @example new
+                 */
+                status?: components["schemas"]["TicketStatus"];
+                /**
+                 * @description Only tickets with this priority.
+                 * @example low
+                 */
+                priority?: components["schemas"]["Priority"];
+                /**
+                 * @description Only tickets of this lead.
+                 * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
+                 */
+                lead_id?: components["schemas"]["LeadId"];
+                /**
+                 * @description Only tickets assigned to this assignee.
+                 * @example Ada Lovelace
+                 */
+                assignee?: string;
+                /**
+                 * @description Only tickets created at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: string;
+                /**
+                 * @description Only tickets updated at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updated_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+                     *           "object": "ticket",
+                     *           "number": 42,
+                     *           "subject": "Cannot export invoices",
+                     *           "description": "The export button does nothing since Monday.",
+                     *           "status": "open",
+                     *           "priority": "high",
+                     *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *           "assignee": "agent@example.com",
+                     *           "tags": [
+                     *             "billing"
+                     *           ],
+                     *           "due_at": "2026-11-03T17:00:00Z",
+                     *           "solved_at": null,
+                     *           "closed_at": null,
+                     *           "created_at": "2026-11-01T10:00:00Z",
+                     *           "updated_at": "2026-11-01T10:05:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tickets_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 04ca6f0c-6818-4cd6-86a5-8cbe9a14739f */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Cannot export invoices",
+                 *       "description": "The export button does nothing since Monday.",
+                 *       "priority": "high",
+                 *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+                     *       "object": "ticket",
+                     *       "number": 42,
+                     *       "subject": "Cannot export invoices",
+                     *       "description": "The export button does nothing since Monday.",
+                     *       "status": "open",
+                     *       "priority": "high",
+                     *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "assignee": "agent@example.com",
+                     *       "tags": [
+                     *         "billing"
+                     *       ],
+                     *       "due_at": "2026-11-03T17:00:00Z",
+                     *       "solved_at": null,
+                     *       "closed_at": null,
+                     *       "created_at": "2026-11-01T10:00:00Z",
+                     *       "updated_at": "2026-11-01T10:05:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tickets_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
+                ticket_id: components["schemas"]["TicketId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+                     *       "object": "ticket",
+                     *       "number": 42,
+                     *       "subject": "Cannot export invoices",
+                     *       "description": "The export button does nothing since Monday.",
+                     *       "status": "open",
+                     *       "priority": "high",
+                     *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "assignee": "agent@example.com",
+                     *       "tags": [
+                     *         "billing"
+                     *       ],
+                     *       "due_at": "2026-11-03T17:00:00Z",
+                     *       "solved_at": null,
+                     *       "closed_at": null,
+                     *       "created_at": "2026-11-01T10:00:00Z",
+                     *       "updated_at": "2026-11-01T10:05:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tickets_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 1f04041f-ada7-459f-bdb1-9dfbf9602900 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
+                ticket_id: components["schemas"]["TicketId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "solved"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+                     *       "object": "ticket",
+                     *       "number": 42,
+                     *       "subject": "Cannot export invoices",
+                     *       "description": "The export button does nothing since Monday.",
+                     *       "status": "open",
+                     *       "priority": "high",
+                     *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "assignee": "agent@example.com",
+                     *       "tags": [
+                     *         "billing"
+                     *       ],
+                     *       "due_at": "2026-11-03T17:00:00Z",
+                     *       "solved_at": null,
+                     *       "closed_at": null,
+                     *       "created_at": "2026-11-01T10:00:00Z",
+                     *       "updated_at": "2026-11-01T10:05:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6IndoXzAxSkQzWjdFMUIyQzNENEU1RjZHN0g4SjlLIn0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *           "object": "webhook",
+                     *           "url": "https://hooks.example.com/service",
+                     *           "events": [
+                     *             "lead.captured",
+                     *             "ticket.updated"
+                     *           ],
+                     *           "description": "CRM sync",
+                     *           "enabled": true,
+                     *           "disabled_reason": null,
+                     *           "secret_rotated_at": null,
+                     *           "created_at": "2026-11-01T08:00:00Z",
+                     *           "updated_at": "2026-11-01T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example b5c9bf7e-615f-4230-9d46-5069e7755132 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/service",
+                 *       "events": [
+                 *         "lead.captured",
+                 *         "ticket.updated"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Rgew9s6Yzo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 62a03e6e-4df9-4bde-a81f-27d121bd3b25 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; nothing to return. */
+            204: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example a8b9e8c7-41ab-49c9-810b-2e7de88e8f06 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_listDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImRsdl8wMUpEM1o3RjFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only deliveries in this state.
+                 * @example pending
+                 */
+                status?: components["schemas"]["DeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *           "object": "delivery",
+                     *           "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *           "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *           "event_type": "lead.captured",
+                     *           "status": "succeeded",
+                     *           "attempt_count": 1,
+                     *           "next_attempt_at": null,
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "started_at": "2026-11-01T09:30:00Z",
+                     *               "duration_ms": 84,
+                     *               "response_status": 200,
+                     *               "response_body": "ok",
+                     *               "error": null
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-01T09:30:00Z",
+                     *           "updated_at": "2026-11-01T09:30:00Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
+                delivery_id: components["schemas"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *       "object": "delivery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "event_type": "lead.captured",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-11-01T09:30:00Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "response_body": "ok",
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example ef1cd099-0cfa-4b11-b98c-69043e5fd368 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+                /** @example dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K */
+                delivery_id: components["schemas"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *       "object": "delivery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "event_type": "lead.captured",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-11-01T09:30:00Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "response_body": "ok",
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example cbbf764b-0771-407b-8636-9b0ad3b69a93 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/service",
+                     *       "events": [
+                     *         "lead.captured",
+                     *         "ticket.updated"
+                     *       ],
+                     *       "description": "CRM sync",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Rgew9s6Yzo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_sendTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example b0a2ce68-c75a-4cd6-aae3-2657b290a69d */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "lead.captured"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *       "object": "delivery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *       "event_type": "lead.captured",
+                     *       "status": "succeeded",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": null,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "started_at": "2026-11-01T09:30:00Z",
+                     *           "duration_ms": 84,
+                     *           "response_status": 200,
+                     *           "response_body": "ok",
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-01T09:30:00Z",
+                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WebhookEvents_conversationCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_leadCaptured: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadCapturedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_ticketUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,0 +1,189 @@
+/**
+ * Examples that the OpenAPI documents need and TypeSpec 1.11 cannot attach (it emits no parameter examples, and
+ * one shared `Problem` example for every error): tools that import the document (Postman, Prism, no-code tools)
+ * send what it shows, so every parameter and every error answer carries an example of its own.
+ *
+ * - Error answers: the code that this status most likely carries for this operation, with its catalog title
+ *   (`spec/error-catalog.json`, the same catalog the server answers from).
+ * - Parameters: the schema's own example; the first value of an enum; a list's `cursor` that is valid for that
+ *   list (the cursor of its example page's first object); for the free-text filters, the value the resource
+ *   examples show; for `Idempotency-Key`, a UUID of each operation's own (a tool that sends the examples, as a
+ *   Postman collection does, would otherwise reuse one key for every write and get 422 after the first); and on a
+ *   DELETE, the id of a second object, so that a collection run in order reads and changes the first object
+ *   before it deletes anything.
+ */
+import { createHash } from "node:crypto";
+import catalog from "../error-catalog.json" with { type: "json" };
+
+type Json = Record<string, unknown>;
+type Code = keyof typeof catalog;
+
+const REQUEST_ID_EXAMPLE = "req_01JD3Z8K1B2C3D4E5F6G7H8J9K";
+/** A version-4-shaped UUID derived from `seed`, the same at every generation. */
+export function exampleUuid(seed: string): string {
+  const hex = createHash("sha256").update(seed).digest("hex");
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The example id of the second object of a kind: the first's with its last two characters changed. */
+export function secondId(id: string): string {
+  return `${id.slice(0, -2)}${id.endsWith("ZZ") ? "YY" : "ZZ"}`;
+}
+
+/** Values for the free-text query filters, as the resource examples show them, and the session's CSRF token. */
+const NAMED_EXAMPLES: Record<string, unknown> = {
+  "X-CSRF-Token": "c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70",
+  email: "ada@example.com",
+  external_id: "crm-4821",
+  assignee: "Ada Lovelace",
+  created_after: "2026-01-01T00:00:00Z",
+  updated_after: "2026-01-01T00:00:00Z",
+};
+
+/** The not-found code of the object a path parameter names. */
+const NOT_FOUND_BY_PARAMETER: Record<string, Code> = {
+  lead_id: "LEAD_NOT_FOUND",
+  conversation_id: "CONVERSATION_NOT_FOUND",
+  ticket_id: "TICKET_NOT_FOUND",
+  event_id: "EVENT_NOT_FOUND",
+  webhook_id: "WEBHOOK_NOT_FOUND",
+  delivery_id: "DELIVERY_NOT_FOUND",
+  key_id: "API_KEY_NOT_FOUND",
+};
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The error code an answer of this status carries, for an operation on this path with these security schemes. */
+export function exampleCode(status: string, path: string, operation: Json, schemes: string[]): Code {
+  const parameters = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
+  const session = schemes.includes("SessionCookie");
+  switch (status) {
+    case "400":
+      return "VALIDATION_FAILED";
+    case "401":
+      return operation.operationId === "Auth_login" ? "INVALID_CREDENTIALS" : "UNAUTHENTICATED";
+    case "403":
+      return session ? "CSRF_TOKEN_INVALID" : "INSUFFICIENT_SCOPE";
+    case "404":
+      return NOT_FOUND_BY_PARAMETER[parameters.at(-1) ?? ""] ?? "ROUTE_NOT_FOUND";
+    case "409":
+      return "IDEMPOTENCY_KEY_IN_USE";
+    case "413":
+      return "PAYLOAD_TOO_LARGE";
+    case "415":
+      return "UNSUPPORTED_MEDIA_TYPE";
+    case "422":
+      return path.includes("webhooks") && !path.includes("deliveries")
+        ? "WEBHOOK_URL_NOT_ALLOWED"
+        : "IDEMPOTENCY_KEY_REUSED";
+    case "429":
+      return "RATE_LIMITED";
+    case "503":
+      return "SERVICE_UNAVAILABLE";
+    default:
+      return "INTERNAL_ERROR";
+  }
+}
+
+/** The problem+json example of one code. */
+export function problemExample(code: Code): Json {
+  const { status, title } = catalog[code];
+  const example: Json = {
+    type: `/problems/${code.toLowerCase().replaceAll("_", "-")}`,
+    title,
+    status,
+    code,
+    request_id: REQUEST_ID_EXAMPLE,
+  };
+  if (code === "VALIDATION_FAILED") example.errors = [{ path: "body.email", message: 'must match format "email"' }];
+  if (code === "RATE_LIMITED") example.detail = "Too many requests; retry after 30 seconds.";
+  return example;
+}
+
+/** Adds an example of its own to every error answer of every operation. */
+export function errorExamples(operations: Iterable<{ path: string; operation: Json }>): void {
+  for (const { path, operation } of operations) {
+    const schemes = (Array.isArray(operation.security) ? operation.security : []).flatMap((item) =>
+      isObject(item) ? Object.keys(item) : [],
+    );
+    const responses = isObject(operation.responses) ? operation.responses : {};
+    for (const [status, response] of Object.entries(responses)) {
+      if (!isObject(response) || !isObject(response.content)) continue;
+      const media = response.content["application/problem+json"];
+      if (!isObject(media)) continue;
+      media.example = problemExample(exampleCode(status, path, operation, schemes));
+    }
+  }
+}
+
+/** The opaque cursor the server issues after the object with this id (server/src/lib/cursor.ts). */
+export function cursorAfter(id: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, id }), "utf8").toString("base64url");
+}
+
+function resolve(doc: Json, node: Json): Json {
+  const ref = node.$ref;
+  if (typeof ref !== "string") return node;
+  const [, , group, name] = ref.split("/");
+  const components = isObject(doc.components) ? doc.components : {};
+  const target = (isObject(components[group as string]) ? components[group as string] : {}) as Json;
+  const found = target[name as string];
+  return isObject(found) ? resolve(doc, found) : node;
+}
+
+/** The example of a parameter of this operation, or undefined when there is none to give. */
+function parameterExample(doc: Json, parameter: Json, operation: Json, method: string): unknown {
+  const name = String(parameter.name);
+  if (name === "Idempotency-Key") return exampleUuid(String(operation.operationId));
+  if (name === "cursor") {
+    const ok = isObject(operation.responses) ? operation.responses["200"] : undefined;
+    const media = isObject(ok) && isObject(ok.content) ? ok.content["application/json"] : undefined;
+    const page = isObject(media) && isObject(media.example) ? media.example : undefined;
+    const first = Array.isArray(page?.data) ? page.data[0] : undefined;
+    return isObject(first) && typeof first.id === "string" ? cursorAfter(first.id) : undefined;
+  }
+  if (name in NAMED_EXAMPLES) return NAMED_EXAMPLES[name];
+  const schema = isObject(parameter.schema) ? resolve(doc, parameter.schema) : {};
+  // 3.0 schemas carry `example`, 3.1 schemas `examples` (JSON Schema 2020-12).
+  const own = schema.example ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined);
+  if (method === "delete" && parameter.in === "path" && typeof own === "string") {
+    const last = [...String(operation["x-path"] ?? "").matchAll(/\{([^}]+)\}/g)].at(-1)?.[1];
+    if (last === undefined || last === name) return secondId(own);
+  }
+  if (own !== undefined) return own;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (schema.default !== undefined) return schema.default;
+  return undefined;
+}
+
+/**
+ * Gives every parameter an example. A shared parameter (`$ref` to components) is copied into the operation when
+ * its example depends on the operation (the cursor).
+ */
+export function parameterExamples(
+  doc: Json,
+  operations: Iterable<{ path: string; method: string; operation: Json }>,
+): void {
+  const components = isObject(doc.components) && isObject(doc.components.parameters) ? doc.components.parameters : {};
+  for (const { path, method, operation } of operations) {
+    if (!Array.isArray(operation.parameters)) continue;
+    operation.parameters = operation.parameters.map((raw) => {
+      if (!isObject(raw)) return raw;
+      const parameter = resolve(doc, raw);
+      const example = parameterExample(doc, parameter, { ...operation, "x-path": path }, method);
+      if (example === undefined) return raw;
+      if (raw.$ref === undefined) return { ...raw, example };
+      // Examples that depend on the operation: the shared parameter is copied into it.
+      if (parameter.name === "cursor" || parameter.name === "Idempotency-Key") {
+        return { ...structuredClone(parameter), example };
+      }
+      const name = String(raw.$ref).split("/").pop() as string;
+      const shared = components[name];
+      if (isObject(shared)) shared.example = example;
+      return raw;
+    });
+  }
+}

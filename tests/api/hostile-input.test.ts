@@ -1,0 +1,212 @@
+/**
+ * Hostile input, generated from the contract: every string field of every request body and every string query
+ * parameter gets values that JSON and RFC 3339 allow but PostgreSQL cannot store (U+0000, an unpaired surrogate, a
+ * date-time in year 0000 or with an offset beyond ±15:59). Each must answer 400 problem+json naming the field;
+ * nothing may answer 5xx. A field added to the contract is covered without touching this file.
+ */
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { json, registerAndVerify, type SignedIn, signIn, uniqueEmail, workspaceWithKey } from "../helpers/accounts.ts";
+import { useTestService } from "../helpers/service.ts";
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  allOf?: Schema[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+};
+type Operation = {
+  operationId: string;
+  security?: Record<string, string[]>[];
+  parameters?: (Schema & { name?: string; in?: string; schema?: Schema })[];
+  requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
+};
+
+const doc = YAML.parse(readFileSync(new URL("../../spec/generated/openapi.yaml", import.meta.url), "utf8")) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, Schema>>;
+};
+
+function resolve<T extends Schema>(schema: T): T {
+  if (!schema.$ref) return schema;
+  const [, , group, name] = schema.$ref.split("/");
+  return resolve((doc.components[group as string]?.[name as string] ?? {}) as T);
+}
+
+/** Every string leaf of a schema, as a path of property names (`[]` for an array item), with its format. */
+function stringFields(schema: Schema, path: string[] = [], depth = 0): { path: string[]; format?: string }[] {
+  const resolved = resolve(schema);
+  if (depth > 4) return [];
+  // A schema's own shape and its composition both count (LeadCreate has properties and an anyOf of required lists).
+  const parts = [...(resolved.allOf ?? []), ...(resolved.anyOf ?? []), ...(resolved.oneOf ?? [])];
+  const composed = parts.flatMap((part) => stringFields(part, path, depth + 1));
+  const types = Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+  if (types.includes("string")) return [{ path, ...(resolved.format ? { format: resolved.format } : {}) }, ...composed];
+  if (types.includes("array") && resolved.items) {
+    return [...stringFields(resolved.items, [...path, "[]"], depth + 1), ...composed];
+  }
+  const own = Object.entries(resolved.properties ?? {}).flatMap(([name, property]) =>
+    stringFields(property, [...path, name], depth + 1),
+  );
+  return [...own, ...composed];
+}
+
+/** A copy of `body` with the value at `path` set (arrays get it as their one item). */
+function withValue(body: unknown, path: string[], value: unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  if (head === "[]") return [withValue(undefined, rest, value)];
+  const object = typeof body === "object" && body !== null && !Array.isArray(body) ? body : {};
+  return { ...object, [head]: withValue((object as Record<string, unknown>)[head], rest, value) };
+}
+
+const HOSTILE_STRINGS = [
+  { label: "U+0000", value: "a\u0000b" },
+  { label: "an unpaired surrogate", value: "a\ud800b" },
+];
+const HOSTILE_DATE_TIMES = [
+  { label: "year 0000", value: "0000-06-01T00:00:00Z" },
+  { label: "an offset beyond ±15:59", value: "2026-01-01T00:00:00+16:00" },
+  { label: "February 30th", value: "2026-02-30T00:00:00Z" },
+];
+
+/** Operations whose body holds no string at all (numbers and booleans only). */
+const BODIES_WITHOUT_STRINGS = ["ApiKeys_rotate"];
+
+interface Case {
+  name: string;
+  method: string;
+  path: string;
+  query?: string;
+  body?: unknown;
+  field: string;
+  session: boolean;
+}
+
+function cases(): Case[] {
+  const out: Case[] = [];
+  for (const [template, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation.operationId) continue;
+      const path = template.replace(/\{[^}]+\}/g, "x_0");
+      const session = (operation.security ?? []).some((requirement) => "SessionCookie" in requirement);
+      const content = operation.requestBody?.content["application/json"];
+      if (content) {
+        for (const field of stringFields(content.schema)) {
+          const values = field.format === "date-time" ? [...HOSTILE_STRINGS, ...HOSTILE_DATE_TIMES] : HOSTILE_STRINGS;
+          for (const { label, value } of values) {
+            out.push({
+              name: `${operation.operationId} body.${field.path.join(".")} with ${label}`,
+              method: method.toUpperCase(),
+              path,
+              body: withValue(content.example ?? {}, field.path, value),
+              field: `body.${field.path.map((part) => (part === "[]" ? "0" : part)).join(".")}`,
+              session,
+            });
+          }
+        }
+      }
+      for (const raw of operation.parameters ?? []) {
+        const parameter = resolve(raw as Schema) as Operation["parameters"] extends (infer P)[] | undefined ? P : never;
+        if (parameter.in !== "query" || !parameter.schema) continue;
+        for (const field of stringFields(parameter.schema)) {
+          // A URL carries UTF-8 bytes: an unpaired surrogate cannot be written in one (invalid bytes decode to U+FFFD).
+          const strings = HOSTILE_STRINGS.filter((item) => item.label === "U+0000");
+          const values = field.format === "date-time" ? [...strings, ...HOSTILE_DATE_TIMES] : strings;
+          for (const { label, value } of values) {
+            out.push({
+              name: `${operation.operationId} ?${parameter.name} with ${label}`,
+              method: method.toUpperCase(),
+              path,
+              query: `${parameter.name}=${encodeURIComponent(value)}`,
+              field: `query.${parameter.name}`,
+              session,
+            });
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+describe("hostile input from the contract", () => {
+  const service = useTestService({ TRUST_PROXY: "loopback" });
+  let apiKey: string;
+  let account: SignedIn;
+  beforeAll(async () => {
+    apiKey = (await workspaceWithKey(service(), ["leads:read"])).key;
+    const email = uniqueEmail("hostile");
+    await registerAndVerify(service(), email);
+    account = await signIn(service(), email);
+  });
+
+  const table = cases();
+  it("covers every operation with a body and the list filters", () => {
+    expect(table.length).toBeGreaterThan(150);
+    // Every operation whose body has a string field is in the table (a schema shape the walker misses would drop
+    // an operation silently, as an anyOf once did).
+    const withBodies = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).filter((operation) => operation.requestBody?.content["application/json"]),
+    );
+    const covered = new Set(table.map((item) => item.name.split(" ")[0]));
+    const missing = withBodies
+      .map((operation) => operation.operationId)
+      .filter((id) => !covered.has(id) && !BODIES_WITHOUT_STRINGS.includes(id));
+    expect(missing).toEqual([]);
+    expect(table.some((item) => item.name.startsWith("Leads_create body.name"))).toBe(true);
+    for (const field of ["body.email", "body.external_id", "query.email", "query.created_after", "body.due_at"])
+      expect(table.some((item) => item.field === field)).toBe(true);
+  });
+
+  it.each(table)("$name answers 400 naming the field", async (item) => {
+    const response = await service().fetch(`${item.path}${item.query ? `?${item.query}` : ""}`, {
+      method: item.method,
+      headers: {
+        "content-type": "application/json",
+        ...(item.session
+          ? { cookie: account.cookie, "x-csrf-token": account.csrf }
+          : { authorization: `Bearer ${apiKey}` }),
+      },
+      ...(item.body === undefined ? {} : { body: JSON.stringify(item.body) }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    const problem = JSON.parse(text) as { code: string; errors?: { path: string }[] };
+    expect(problem.code).toBe("VALIDATION_FAILED");
+    expect(problem.errors?.map((error) => error.path)).toContain(item.field);
+  });
+
+  it("refuses custom_attributes nested 10,000 levels with a 400, not a stack overflow", async () => {
+    const body = `{"name":"deep","custom_attributes":{"a":${"[".repeat(10_000)}${"]".repeat(10_000)}}}`;
+    const response = await service().fetch("/v1/leads", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+      body,
+    });
+    expect(response.status, await response.clone().text()).toBe(400);
+    expect(((await response.json()) as { code: string }).code).toBe("VALIDATION_FAILED");
+  });
+
+  it("refuses custom_attributes nested past the contract's 5 levels, and takes 5", async () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 1 : { next: nest(levels - 1) });
+    const key = (await workspaceWithKey(service(), ["leads:write"])).key;
+    const post = (value: unknown) =>
+      service().fetch(
+        "/v1/leads",
+        json({ name: "nested", custom_attributes: { a: value } }, { authorization: `Bearer ${key}` }),
+      );
+    expect((await post(nest(5))).status).toBe(201);
+    const refused = await post(nest(6));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { errors: { path: string }[] }).errors[0]?.path).toMatch(
+      /^body\.custom_attributes\.a/,
+    );
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * The console's journeys run against the built server started as `npm start` starts it (`node
+ * server/dist/main.js`), on a fresh database of the run's PostgreSQL, and Debian's Chromium.
+ */
+import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { listOutbox } from "../../server/src/mail/outbox.ts";
+import { launchChromium, SCREENSHOT_DIR } from "../helpers/browser.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
+
+const run = promisify(execFile);
+
+export const PASSWORD = "correct horse battery staple";
+
+export interface ConsoleHarness {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  pool: pg.Pool;
+  browser: Browser;
+  /** A browser context whose requests come from an address of their own (TRUST_PROXY=loopback honours it). */
+  newPage(): Promise<Page>;
+}
+
+let addresses = 0;
+/** A client address from TEST-NET-3, distinct per call, clear of other journeys' per-IP limits. */
+export function nextClientAddress(): string {
+  addresses += 1;
+  return `203.0.113.${(addresses % 250) + 1}`;
+}
+
+/** A free port, so that the server's PUBLIC_BASE_URL (and so the e-mails' links) names the port it listens on. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let emails = 0;
+export function uniqueEmail(label: string): string {
+  emails += 1;
+  return `${label}.${Date.now().toString(36)}.${emails}@example.com`;
+}
+
+export function useConsole(env: Record<string, string> = {}): () => ConsoleHarness {
+  let database: TestDatabase | undefined;
+  let server: ServerProcess | undefined;
+  let browser: Browser | undefined;
+  let pool: pg.Pool | undefined;
+  const contexts: BrowserContext[] = [];
+  let harness: ConsoleHarness | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const settings = bareEnv({
+      DATABASE_URL: database.url,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      RATE_LIMIT_KEY_PREFIX: `rl-${database.name}`,
+      PORT: String(await freePort()),
+      PASSWORD_HASH_COST: "12",
+      TRUST_PROXY: "loopback",
+      ...env,
+    });
+    [server, browser] = await Promise.all([runServer([], settings), launchChromium()]);
+    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    const url = server.url;
+    const current = { browser, pool };
+    harness = {
+      url,
+      env: settings,
+      ...current,
+      async newPage() {
+        const context = await current.browser.newContext({
+          baseURL: url,
+          viewport: { width: 1280, height: 800 },
+          extraHTTPHeaders: { "x-forwarded-for": nextClientAddress() },
+        });
+        contexts.push(context);
+        return context.newPage();
+      },
+    };
+  });
+  afterEach(async (context) => {
+    const failedShot = join(SCREENSHOT_DIR, `FAILED-${context.task.name.replace(/\W+/g, "-")}.png`);
+    // The page as the failure left it, beside the others; a pass removes an older run's.
+    if (context.task.result?.state === "fail") await contexts.at(-1)?.pages()[0]?.screenshot({ path: failedShot });
+    else rmSync(failedShot, { force: true });
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await pool?.end();
+    await server?.stop();
+    await database?.drop();
+  });
+  return () => {
+    if (!harness) throw new Error("the console harness is not started");
+    return harness;
+  };
+}
+
+/** The newest e-mail's link to an address, read as a developer would: `npm run admin -- outbox:list`. */
+export async function linkFromOutboxCli(harness: ConsoleHarness, email: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const { stdout } = await run(process.execPath, ["server/dist/cli/admin.js", "outbox:list", "--email", email], {
+      env: harness.env,
+    });
+    const [newest] = JSON.parse(stdout) as { link: string | null }[];
+    if (newest?.link) return newest.link;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no e-mail to ${email}`);
+}
+
+/** The newest e-mail's link of a kind (`/verify-email`, `/reset-password`), once the worker wrote it. */
+export async function linkFromOutbox(harness: ConsoleHarness, email: string, path: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const link = (await listOutbox(harness.pool, { email, limit: 5 })).find((mail) => mail.link?.includes(path))?.link;
+    if (link) return link;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no ${path} e-mail to ${email}`);
+}
+
+/** An account made through the API (register, the outbox's link, verify), for journeys that start signed out. */
+export async function accountViaApi(harness: ConsoleHarness, email: string, password = PASSWORD): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    fetch(new URL(path, harness.url), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": nextClientAddress() },
+      body: JSON.stringify(body),
+    });
+  expect((await post("/api/auth/register", { email, password })).status).toBe(202);
+  const link = await linkFromOutbox(harness, email, "/verify-email");
+  const token = new URL(link).hash.replace("#token=", "");
+  expect((await post("/api/auth/verify", { token })).status).toBe(200);
+}
+
+/** Signs in through the console's Sign in page and waits for the workspace. */
+export async function signInViaConsole(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+}

@@ -1,0 +1,188 @@
+/**
+ * The service against a PostgreSQL that fails under it: crashed (SIGQUIT) under concurrent writers, frozen
+ * (SIGSTOP), and its connections cut (pg_terminate_backend). The server runs as a child process, as `npm start`
+ * runs it, so that a crash of the process is seen as one.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { type PrivatePostgres, startPrivatePostgres } from "../helpers/private-postgres.ts";
+import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
+import { makeCertificates, type Receiver, startReceiver } from "../helpers/receiver.ts";
+import { ALL_SCOPES } from "../helpers/sdk.ts";
+
+const STATEMENT_TIMEOUT_MS = 1_500;
+const CONNECT_TIMEOUT_MS = 1_500;
+/** The longest a request may take while the database does not answer: one query's timeout, then one connect's. */
+const WORST_ANSWER_MS = STATEMENT_TIMEOUT_MS + 1_000 + CONNECT_TIMEOUT_MS + 1_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("PostgreSQL failing under the service", () => {
+  let database: PrivatePostgres;
+  let server: ServerProcess;
+  let receiver: Receiver;
+  let pool: pg.Pool;
+  let key: string;
+
+  const call = async (path: string, init: RequestInit = {}) => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers },
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, ms: performance.now() - started };
+  };
+
+  beforeAll(async () => {
+    database = await startPrivatePostgres();
+    const certificates = makeCertificates();
+    receiver = await startReceiver(certificates);
+    server = await runServer(
+      [],
+      bareEnv({
+        PORT: "0",
+        DATABASE_URL: database.url,
+        DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+        DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        NODE_EXTRA_CA_CERTS: certificates.caFile,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+        API_RATE_LIMIT_PER_MINUTE: "1000000",
+      }),
+    );
+    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    pool.on("error", () => undefined);
+    const workspace = await createWorkspace(pool, { name: "Faults", ownerEmail: "faults@example.com" });
+    key = (await createApiKey(pool, { workspaceId: workspace.workspace_id, name: "faults", scopes: ALL_SCOPES })).key;
+  });
+  afterAll(async () => {
+    await server?.stop("SIGKILL");
+    await pool?.end().catch(() => undefined);
+    await receiver?.close();
+    await database?.stop();
+  });
+
+  it("survives a crash under 8 concurrent writers: no acknowledged write lost, 503 meanwhile, 2xx within 5 s of its return", async () => {
+    const acknowledged = new Map<string, string>();
+    const statuses = new Map<number, number>();
+    const unexpected: string[] = [];
+    let running = true;
+    let returnedAt = 0;
+    let firstSuccessAfterReturn = 0;
+    const writer = async () => {
+      while (running) {
+        // A client retrying one write with one Idempotency-Key until it is acknowledged, as the SDK does.
+        const idempotencyKey = randomUUID();
+        for (;;) {
+          const answer = await call("/v1/leads", {
+            method: "POST",
+            headers: { "idempotency-key": idempotencyKey },
+            body: JSON.stringify({ name: "crash test", external_id: idempotencyKey }),
+          }).catch(() => undefined);
+          if (answer) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          if (answer?.status === 201) {
+            acknowledged.set(idempotencyKey, (JSON.parse(answer.text) as { id: string }).id);
+            if (returnedAt && !firstSuccessAfterReturn) firstSuccessAfterReturn = Date.now();
+            break;
+          }
+          if (answer && answer.status !== 503 && answer.status !== 409) {
+            unexpected.push(`${answer.status} ${answer.text}`);
+            break;
+          }
+          await sleep(100);
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, writer);
+    await sleep(1_000);
+    await database.crash();
+    await sleep(2_000);
+    await database.start();
+    returnedAt = Date.now();
+    for (let i = 0; i < 100 && !firstSuccessAfterReturn; i++) await sleep(100);
+    await sleep(500);
+    running = false;
+    await Promise.all(writers);
+
+    const errors = server.logs.filter((entry) => Number(entry.level) >= 50);
+    expect(unexpected, JSON.stringify(errors.slice(0, 3), null, 1)).toEqual([]);
+    expect(server.child.exitCode, "the process is still running").toBeNull();
+    expect(firstSuccessAfterReturn - returnedAt, "first 2xx after PostgreSQL's return, in ms").toBeLessThan(5_000);
+    expect(statuses.get(503) ?? 0, "answers while PostgreSQL was down").toBeGreaterThan(0);
+    expect([...statuses.keys()].filter((status) => status >= 500 && status !== 503)).toEqual([]);
+    const { rows } = await pool.query<{ id: string; external_id: string }>("SELECT id, external_id FROM leads");
+    const stored = new Map(rows.map((row) => [row.external_id, row.id]));
+    for (const [idempotencyKey, id] of acknowledged) expect(stored.get(idempotencyKey)).toBe(id);
+    expect(rows.length, "one lead per acknowledged key").toBe(acknowledged.size);
+    expect(errors).toEqual([]);
+  });
+
+  it("answers 503 with Retry-After within its timeouts while PostgreSQL is frozen for 10 s, and recovers without a restart", async () => {
+    expect((await call("/v1/leads")).status).toBe(200);
+    database.freeze();
+    const answers: Awaited<ReturnType<typeof call>>[] = [];
+    try {
+      const started = Date.now();
+      const inFlight: Promise<void>[] = [];
+      while (Date.now() - started < 10_000) {
+        inFlight.push(call("/v1/leads").then((answer) => void answers.push(answer)));
+        await sleep(300);
+      }
+      await Promise.all(inFlight);
+      const ready = await fetch(`${server.url}/ready`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { checks: Record<string, { ok: boolean }> }).checks.postgres?.ok).toBe(false);
+    } finally {
+      database.thaw();
+    }
+    expect(answers.length).toBeGreaterThan(10);
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(503);
+      expect(answer.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(answer.ms).toBeLessThan(WORST_ANSWER_MS);
+    }
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await call("/v1/leads")).status;
+      if (status !== 200) await sleep(200);
+    }
+    expect(status).toBe(200);
+  });
+
+  it("rebuilds its LISTEN connections after they are cut: webhooks fast again, revocations seen", async () => {
+    const created = await call("/v1/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: `${receiver.url}/listen`, events: ["lead.captured"] }),
+    });
+    expect(created.status).toBe(201);
+    const cut = Date.now();
+    expect(await database.terminate("service")).toBeGreaterThan(0);
+    // Within 5 s of the loss, a delivery arrives well before the 1 s poll would have found it.
+    let fastest = Number.POSITIVE_INFINITY;
+    while (Date.now() - cut < 5_000 && fastest >= 100) {
+      const before = receiver.received.length;
+      const sent = Date.now();
+      const lead = await call("/v1/leads", { method: "POST", body: JSON.stringify({ name: "after the cut" }) });
+      if (lead.status !== 201) continue;
+      const [delivery] = (await receiver.waitFor(before + 1, "/listen", 5_000)).slice(-1);
+      fastest = Math.min(fastest, (delivery?.at ?? Number.POSITIVE_INFINITY) - sent);
+      await sleep(200);
+    }
+    expect(fastest, "change → receipt in ms, within 5 s of the cut").toBeLessThan(100);
+    expect(server.logs.some((entry) => entry.msg === "LISTEN connection restored")).toBe(true);
+
+    // Another process revokes the key (its NOTIFY reaches this one through the rebuilt LISTEN): refused at once.
+    expect((await call("/v1/leads")).status).toBe(200);
+    await pool.query(
+      `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL RETURNING id)
+       SELECT pg_notify('api_key_changed', id) FROM revoked`,
+    );
+    await sleep(200);
+    expect((await call("/v1/leads")).status).toBe(401);
+    expect(server.child.exitCode).toBeNull();
+  });
+});

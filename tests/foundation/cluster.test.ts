@@ -1,0 +1,51 @@
+/**
+ * WEB_CONCURRENCY: several API processes on one port (node:cluster), a dead one replaced, a clean stop.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("WEB_CONCURRENCY=2", () => {
+  let database: TestDatabase;
+  let server: ServerProcess | undefined;
+  afterAll(async () => {
+    await server?.stop("SIGKILL");
+    await database?.drop();
+  });
+
+  const listening = () =>
+    (server?.logs ?? []).filter((entry) => entry.msg === "API listening") as { url: string; pid: number }[];
+  const waitFor = async (count: number) => {
+    for (let i = 0; i < 300 && listening().length < count; i++) await sleep(100);
+    return listening();
+  };
+
+  it("serves one port from two processes, replaces one that dies, and stops with exit code 0", async () => {
+    database = await createTestDatabase();
+    server = await runServer(
+      [],
+      bareEnv({ PORT: "0", DATABASE_URL: database.url, WEB_CONCURRENCY: "2", DB_POOL_MAX: "8" }),
+    );
+    const started = await waitFor(2);
+    expect(new Set(started.map((entry) => entry.url)).size, "one address").toBe(1);
+    expect(new Set(started.map((entry) => entry.pid)).size, "two processes").toBe(2);
+    expect(server.logs.find((entry) => entry.msg === "cluster started")).toMatchObject({
+      processes: 2,
+      pool_per_process: 4,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => fetch(`${server?.url}/health`).then((r) => r.status)),
+    );
+    expect(answers.every((status) => status === 200)).toBe(true);
+
+    process.kill(started[1]?.pid as number, "SIGKILL");
+    const replaced = await waitFor(3);
+    expect(replaced[2]?.pid).not.toBe(started[1]?.pid);
+    expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(server.logs.filter((entry) => Number(entry.level) >= 50)).toEqual([]);
+  });
+});
