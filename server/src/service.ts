@@ -11,24 +11,30 @@ import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
+import { apiKeyHandlers } from "./domain/api-keys/api-keys.routes.ts";
 import { createApiKeyService } from "./domain/api-keys/api-keys.service.ts";
 import { createApiKeyCache } from "./domain/api-keys/key-cache.ts";
 import { createLastUsedTracker } from "./domain/api-keys/last-used.ts";
+import { keyVerifier } from "./domain/api-keys/verify-key.ts";
 import { registerAuthJobs } from "./domain/auth/auth.jobs.ts";
 import { authHandlers } from "./domain/auth/auth.routes.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
+import { sessionVerifier } from "./domain/auth/verify-session.ts";
 import { eventRecorder } from "./domain/events/events.ts";
+import { leadHandlers } from "./domain/leads/leads.routes.ts";
 import { v1Handlers } from "./domain/v1.routes.ts";
 import { createEnqueue, DELIVERY_QUEUE } from "./domain/webhooks/deliveries.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
 import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
 import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
-import { workspaceHandlers } from "./domain/workspaces/workspace.routes.ts";
+import { workspaceHandlers } from "./domain/workspaces/workspaces.routes.ts";
 import { createApp } from "./http/app.ts";
 import { createAuthenticators } from "./http/authenticate.ts";
+import { requestBudget } from "./http/budget.ts";
 import { loadOpenApiDocument } from "./http/openapi-document.ts";
 import { startQueue } from "./jobs/queue.ts";
+import { withDeadline } from "./lib/deadline.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { findConsoleBuild } from "./ops/console.ts";
 import { createMetrics, startMetricsServer } from "./ops/metrics.ts";
@@ -47,6 +53,20 @@ export interface RunningService {
   /** Writes pending API-key last-used times now (they are otherwise batched every 15 s). */
   flushLastUsed(): Promise<void>;
   stop(): Promise<void>;
+}
+
+async function redisReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === "ready") return true;
+  let timer: NodeJS.Timeout | undefined;
+  const ready = await Promise.race([
+    // Not events.once: it would give up at the first connection error, and ioredis keeps retrying.
+    new Promise<boolean>((resolve) => redis.once("ready", () => resolve(true))),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return ready;
 }
 
 export async function startService(config: Config, logger: Logger, role: Role): Promise<RunningService> {
@@ -72,7 +92,9 @@ export async function startService(config: Config, logger: Logger, role: Role): 
           // up on a command that a hung Redis does not answer: the limiters then count in PostgreSQL.
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
-          commandTimeout: config.redisCommandTimeoutMs,
+          // A backstop only: the limiters and the readiness check apply REDIS_COMMAND_TIMEOUT_MS themselves, with a
+          // deadline that a busy event loop cannot trip (lib/deadline.ts); this one would fire first under load.
+          commandTimeout: 10 * config.redisCommandTimeoutMs,
           connectTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
           lazyConnect: false,
         });
@@ -85,6 +107,13 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     if (redisDown) logger.info("redis connection restored");
     redisDown = false;
   });
+
+  // Until its Redis connection is ready, a process counts in PostgreSQL while the others count in Redis, and a limit
+  // would be split between two stores: the process waits for it (bounded; a Redis that is down stays the
+  // insurance's case).
+  if (redis && !(await redisReady(redis, Math.max(1_000, config.redisCommandTimeoutMs) * 2))) {
+    logger.warn("redis is not ready: counting in PostgreSQL until it is");
+  }
 
   const serveApi = role === "start" || role === "api";
   const runWorker = role === "start" || role === "worker";
@@ -125,7 +154,12 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
     { name: "queue", check: async () => void (await queue.getQueues()) },
   ];
-  if (redis) readiness.push({ name: "redis", check: async () => void (await redis.ping()) });
+  if (redis) {
+    readiness.push({
+      name: "redis",
+      check: async () => void (await withDeadline(redis.ping(), config.redisCommandTimeoutMs)),
+    });
+  }
 
   const metrics = createMetrics();
   const metricsServer =
@@ -155,7 +189,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       openapi: loadOpenApiDocument(),
       readiness,
       isShuttingDown: () => shuttingDown,
-      authenticators: createAuthenticators({ pool: db.pool, keys, limiters, lastUsed }),
+      authenticators: createAuthenticators({
+        verifyKey: keyVerifier({ keys, lastUsed }),
+        verifySession: sessionVerifier(db.pool),
+      }),
+      budget: requestBudget(limiters),
       handlers: {
         ...authHandlers({
           service: auth,
@@ -163,10 +201,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
           secureCookies: config.publicBaseUrl.startsWith("https:"),
           registrationMode: config.registrationMode,
         }),
-        ...workspaceHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
+        ...workspaceHandlers(),
+        ...apiKeyHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
+        ...leadHandlers(writes),
         ...v1Handlers(writes),
-        ...webhookHandlers("Webhooks", { ...writes, urls, enqueue }),
-        ...webhookHandlers("WorkspaceWebhooks", { ...writes, urls, enqueue }),
+        ...webhookHandlers({ ...writes, urls, enqueue }),
       },
     });
     server = await new Promise<Server>((resolve, reject) => {

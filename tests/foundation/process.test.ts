@@ -94,9 +94,15 @@ describe("Ctrl-C in the terminal on the embedded default", () => {
     expect(lines.some((line) => line.msg === "stopped")).toBe(true);
     // Logs are written asynchronously: what was logged before the signal may arrive after it, so "while stopping"
     // starts at the "shutting down" line. Expected there: that line and "stopped", not a warning with a stack.
-    const stopping = stdout.slice(stdout.indexOf('"msg":"shutting down"'));
-    expect(stopping.length, "bytes logged while stopping").toBeLessThan(2_000);
-    expect(stopping, "no warning while stopping").not.toContain('"level":40');
+    const stopping = lines.slice(lines.findIndex((line) => line.msg === "shutting down"));
+    expect(stopping.length).toBeGreaterThan(0);
+    // The old start let the terminal's SIGINT reach PostgreSQL too, which then logged its connections' deaths:
+    // 6 KB of warnings with stacks. Now: a few plain lines (the count is loose: a late access line may land here).
+    expect(
+      stopping.filter((line) => line.level >= 40 || "err" in line),
+      "warnings while stopping",
+    ).toEqual([]);
+    expect(stopping.length, `lines while stopping: ${stopping.map((line) => line.msg).join(" | ")}`).toBeLessThan(10);
     expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
   });
 });

@@ -4,7 +4,8 @@
 import type pg from "pg";
 import { withTransaction } from "../db/transaction.ts";
 import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
-import { findUserByEmail, insertInvite, insertUser, insertWorkspace } from "../domain/auth/auth.store.ts";
+import { findUserByEmail, insertInvite, insertUser } from "../domain/auth/auth.store.ts";
+import { insertWorkspace, workspaceExists } from "../domain/workspaces/workspaces.store.ts";
 import { loadOpenApiDocument } from "../http/openapi-document.ts";
 import { clientIpKey } from "../lib/client-ip.ts";
 import { normalizeEmail } from "../lib/email-address.ts";
@@ -50,8 +51,7 @@ export async function createApiKey(
   if (input.scopes.length === 0 || unknown.length > 0) {
     throw new CommandError(`scopes must be a comma-separated list of: ${known.join(", ")}`);
   }
-  const { rowCount } = await pool.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspaceId]);
-  if (!rowCount) throw new CommandError(`no workspace ${input.workspaceId}`);
+  if (!(await workspaceExists(pool, input.workspaceId))) throw new CommandError(`no workspace ${input.workspaceId}`);
   const key = await createApiKeyService(pool).create(input.workspaceId, {
     name: input.name,
     scopes: input.scopes as Scope[],

@@ -4,6 +4,9 @@
  */
 import { createHash } from "node:crypto";
 import type pg from "pg";
+import type { AppError } from "../errors.ts";
+import { decodeCursor, toPage } from "../lib/cursor.ts";
+import { type IdKind, idPattern } from "../lib/ids.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 
@@ -34,6 +37,62 @@ export async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
   const text = `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`;
   const { rows } = await db.query<Row & pg.QueryResultRow>({ name: statementName(text), text, values });
   return rows;
+}
+
+/** The contract's page size when the caller names none. */
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** A list operation's page query: `limit` and the opaque `cursor` of the page before. */
+export interface PageParams {
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * One page of a workspace's list, newest first, as the list envelope: the cursor is checked to be an id of `kind`
+ * (else 400 `INVALID_CURSOR`), and each row becomes its wire shape through `toItem`.
+ *
+ * @example
+ * await listPage(db, { select: "SELECT * FROM leads", kind: "lead", workspaceId, filters: [["status = ?", "new"]] },
+ *   { limit: 20 }, toLead)
+ */
+export async function listPage<Row extends { id: string }, Item>(
+  db: Db,
+  list: Omit<PageQuery, "limit" | "after"> & { kind: IdKind },
+  page: PageParams,
+  toItem: (row: Row) => Item,
+) {
+  const limit = page.limit ?? DEFAULT_PAGE_SIZE;
+  const after = decodeCursor(page.cursor, idPattern(list.kind));
+  const rows = await fetchPage<Row>(db, {
+    select: list.select,
+    workspaceId: list.workspaceId,
+    filters: list.filters,
+    limit,
+    after,
+  });
+  const envelope = toPage(rows, limit);
+  return { ...envelope, data: envelope.data.map(toItem) };
+}
+
+/**
+ * The row of `table` with this id in this workspace, or the caller's not-found error: another workspace's id is
+ * as unknown as an id that never existed.
+ */
+export async function findInWorkspace<Row>(
+  db: Db,
+  table: string,
+  workspaceId: string,
+  id: string,
+  notFound: () => AppError,
+): Promise<Row> {
+  const { rows } = await db.query<Row & pg.QueryResultRow>({
+    name: `find-${table}`,
+    text: `SELECT * FROM ${table} WHERE workspace_id = $1 AND id = $2`,
+    values: [workspaceId, id],
+  });
+  if (!rows[0]) throw notFound();
+  return rows[0];
 }
 
 /**

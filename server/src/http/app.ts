@@ -4,7 +4,7 @@
  * Order: request context → operational routes → the console's pages and assets → JSON body → contract validation → operation (authentication,
  * handler) → 404 → the one error handler.
  */
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
@@ -13,8 +13,9 @@ import type { Metrics } from "../ops/metrics.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
 import type { Authenticators } from "./authenticate.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
+import type { OperationHandlers } from "./handler-types.ts";
 import type { OpenApiDocument } from "./openapi-document.ts";
-import { type OperationHandlers, operationsRouter } from "./operations.ts";
+import { operationsRouter } from "./operations.ts";
 import { requestContext } from "./request-context.ts";
 import { cacheRouteRegexps } from "./route-regex-cache.ts";
 import { isStorableDateTime, refuseUnstorableInput } from "./storable.ts";
@@ -27,6 +28,8 @@ export interface AppDeps {
   readiness: ReadinessCheck[];
   handlers: OperationHandlers;
   authenticators: Authenticators;
+  /** The request budget of an authenticated caller (`budget.ts`). */
+  budget: RequestHandler;
   isShuttingDown?: () => boolean;
   /** The developer console's build, served at `/` (absent: not built, and `/` stays a 404). */
   console?: ConsoleBuild | undefined;
@@ -77,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
       doc: deps.openapi.doc,
       handlers: deps.handlers,
       authenticators: deps.authenticators,
+      budget: deps.budget,
     }),
   );
   app.use(notFoundHandler());

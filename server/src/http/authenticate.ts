@@ -1,44 +1,29 @@
 /**
- * Authentication, chosen per operation from the contract's security requirement, then the caller's request
- * budget.
+ * Authentication, chosen per operation from the contract's security requirement. The checks themselves are the
+ * domain's, given to `createAuthenticators` (`verifyKey`, `verifySession`): this module only reads credentials
+ * from the request and turns the outcome into answers.
  *
  * `ApiKeyBearer`: `Authorization: Bearer <API_KEY>` (RFC 6750 §2.1). Missing, malformed, unknown, revoked or
  * expired is a 401 `UNAUTHENTICATED` with `WWW-Authenticate: Bearer` (RFC 6750 §3); a key without the operation's
- * scope is a 403 `INSUFFICIENT_SCOPE` with `error="insufficient_scope"` (RFC 6750 §3.1). The lookup is by the key's
- * SHA-256 (no KDF: keys carry 190 random bits), through a cache that revocation clears at once (key-cache.ts).
+ * scope is a 403 `INSUFFICIENT_SCOPE` with `error="insufficient_scope"` (RFC 6750 §3.1).
  *
  * `SessionCookie`: the `sid` cookie. Writes must carry `X-CSRF-Token`, an HMAC of the session token that only a
  * same-origin page can read from `GET /api/auth/session`.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type pg from "pg";
-import type { ApiKeyCache } from "../domain/api-keys/key-cache.ts";
-import { isWellFormedApiKey } from "../domain/api-keys/key-format.ts";
-import type { LastUsedTracker } from "../domain/api-keys/last-used.ts";
-import { csrfTokenFor } from "../domain/auth/auth.service.ts";
-import { findSession, type SessionRow } from "../domain/auth/auth.store.ts";
+import type { VerifyKey } from "../domain/api-keys/verify-key.ts";
+import type { Session, VerifySession } from "../domain/auth/verify-session.ts";
+import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
-import { sha256 } from "../lib/secrets.ts";
-import type { Limiters } from "../rate-limit/limiters.ts";
-import { LIMIT_CHAINS } from "../rate-limit/policy.ts";
 import type { OperationSpec } from "./openapi-document.ts";
-
-export interface ApiKeyPrincipal {
-  readonly keyId: string;
-  readonly workspaceId: string;
-  readonly scopes: readonly string[];
-}
-
-export interface SessionPrincipal extends SessionRow {
-  readonly token: string;
-}
 
 declare global {
   namespace Express {
     interface Locals {
-      apiKey?: ApiKeyPrincipal;
-      session?: SessionPrincipal;
+      principal?: Principal;
+      /** The signed-in session, on `SessionCookie` operations. */
+      session?: Session;
     }
   }
 }
@@ -74,32 +59,15 @@ function sameToken(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export function createAuthenticators(deps: {
-  pool: pg.Pool;
-  keys: ApiKeyCache;
-  limiters: Limiters;
-  lastUsed: LastUsedTracker;
-}): Authenticators {
-  const budget = async (res: Response, chain: "apiKey" | "session", key: string) => {
-    const decision = await deps.limiters.check(LIMIT_CHAINS[chain], () => key);
-    res.set(decision.headers);
-    if (decision.outcome !== "allow") {
-      throw new AppError("RATE_LIMITED", {
-        detail: `Request budget spent; retry after ${decision.retryAfter} seconds.`,
-        headers: decision.headers,
-      });
-    }
-  };
-
+export function createAuthenticators(deps: { verifyKey: VerifyKey; verifySession: VerifySession }): Authenticators {
   return {
     ApiKeyBearer(operation) {
       return async function authenticateApiKey(req: Request, res: Response, next: NextFunction) {
         const token = parseBearer(req.headers.authorization);
         if (token === undefined) throw unauthenticated("Send the API key as `Authorization: Bearer <API_KEY>`.");
-        // The checksum refuses mistyped and invented keys before any lookup.
-        const row = isWellFormedApiKey(token) ? await deps.keys.find(sha256(token)) : undefined;
-        if (!row) throw unauthenticated("The API key is not valid: unknown, revoked or expired.");
-        const missing = operation.scopes.filter((scope) => !row.scopes.includes(scope));
+        const principal = await deps.verifyKey(token);
+        if (!principal) throw unauthenticated("The API key is not valid: unknown, revoked or expired.");
+        const missing = operation.scopes.filter((scope) => !principal.scopes.includes(scope));
         if (missing.length > 0) {
           throw new AppError("INSUFFICIENT_SCOPE", {
             detail: `This operation needs the scope ${missing.join(", ")}.`,
@@ -108,9 +76,7 @@ export function createAuthenticators(deps: {
             },
           });
         }
-        deps.lastUsed.touch(row.id, row.last_used_at);
-        res.locals.apiKey = { keyId: row.id, workspaceId: row.workspace_id, scopes: row.scopes };
-        await budget(res, "apiKey", row.id);
+        res.locals.principal = principal;
         next();
       };
     },
@@ -118,16 +84,16 @@ export function createAuthenticators(deps: {
     SessionCookie() {
       return async function authenticateSession(req: Request, res: Response, next: NextFunction) {
         const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-        const session = token ? await findSession(deps.pool, sha256(token)) : undefined;
-        if (!token || !session) {
+        const verified = token ? await deps.verifySession(token) : undefined;
+        if (!verified) {
           throw new AppError("UNAUTHENTICATED", { detail: "Sign in first: this operation needs the session cookie." });
         }
         if (!SAFE_METHODS.has(req.method)) {
           const sent = req.get("x-csrf-token");
-          if (!sent || !sameToken(sent, csrfTokenFor(token))) throw new AppError("CSRF_TOKEN_INVALID");
+          if (!sent || !sameToken(sent, verified.csrfToken)) throw new AppError("CSRF_TOKEN_INVALID");
         }
-        res.locals.session = { ...session, token };
-        if (req.path.startsWith("/api/workspace")) await budget(res, "session", session.user_id);
+        res.locals.principal = verified.principal;
+        res.locals.session = verified.session;
         next();
       };
     },

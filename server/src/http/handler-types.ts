@@ -1,8 +1,22 @@
-/** Request types of an operation, taken from the generated contract types. */
+/**
+ * An operation's handler, typed from the generated contract: its path parameters, query and body arrive typed (the
+ * validator has checked them against the same document before the handler runs), and what it returns must be one
+ * of the operation's success answers. Handlers therefore need no casts; `operations.ts` turns them into Express
+ * handlers in one place.
+ */
 import type { operations } from "@service/spec/schema";
+import type { Request, Response } from "express";
+import type { Principal } from "../domain/principal.ts";
 
 /** An operation of the contract, by its operationId. */
 export type OperationId = keyof operations;
+
+type Parameters<Op extends OperationId> = operations[Op]["parameters"];
+
+export type PathOf<Op extends OperationId> = Parameters<Op> extends { path: infer Path extends object } ? Path : never;
+
+export type QueryOf<Op extends OperationId> =
+  Parameters<Op> extends { query?: infer Query } ? ([Query] extends [undefined] ? never : NonNullable<Query>) : never;
 
 export type JsonBody<Op extends OperationId> = operations[Op] extends {
   requestBody?: { content: { "application/json": infer Body } };
@@ -10,6 +24,33 @@ export type JsonBody<Op extends OperationId> = operations[Op] extends {
   ? Body
   : never;
 
-export type QueryOf<Op extends OperationId> = operations[Op] extends { parameters: { query?: infer Query } }
-  ? NonNullable<Query>
+type Responses<Op extends OperationId> = operations[Op]["responses"];
+type SuccessStatus<Op extends OperationId> = Extract<keyof Responses<Op>, 200 | 201 | 202 | 204>;
+
+/** One success answer of an operation: its status and, but for 204, its JSON body, as the contract declares them. */
+export type Reply<Op extends OperationId> = {
+  [Status in SuccessStatus<Op>]: Responses<Op>[Status] extends { content: { "application/json": infer Body } }
+    ? { status: Status; body: Body; headers?: Record<string, string> }
+    : { status: Status; body?: undefined; headers?: Record<string, string> };
+}[SuccessStatus<Op>];
+
+interface CallOf<Params, Query, Body> {
+  readonly params: Params;
+  readonly query: Query;
+  readonly body: Body;
+  /** The authenticated caller; reading it on a public operation is a 401. */
+  readonly principal: Principal;
+  readonly req: Request;
+  readonly res: Response;
+}
+
+// Written as distributive conditional types so that TypeScript compares two operations' calls by their shapes, not
+// by their names: one handler may then serve two operations the contract gives the same shapes.
+export type Call<Op extends OperationId> = Op extends OperationId
+  ? CallOf<PathOf<Op>, QueryOf<Op>, JsonBody<Op>>
   : never;
+
+export type Handler<Op extends OperationId> = Op extends OperationId ? (call: Call<Op>) => Promise<Reply<Op>> : never;
+
+/** The handler table: one entry per operation, each typed by its own operation. */
+export type OperationHandlers = { readonly [Op in OperationId]?: Handler<Op> };

@@ -3,18 +3,23 @@
  * from a table keyed by operationId (typed by the generated `operations`, so a handler for an operation that
  * does not exist fails to compile). Every operation must have one: a contract operation without a handler stops
  * the start, naming it, rather than answering 501 at run time.
+ *
+ * Chain of an operation: its authenticator (from its security scheme), the request budget of the caller, then the
+ * handler, whose typed reply is sent here.
  */
-import express, { type RequestHandler, type Router } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
+import type { Principal } from "../domain/principal.ts";
+import { AppError } from "../errors.ts";
 import type { Authenticators, SecurityScheme } from "./authenticate.ts";
-import type { OperationId } from "./handler-types.ts";
+import type { OperationHandlers, OperationId } from "./handler-types.ts";
 import { listOperations, toExpressPath } from "./openapi-document.ts";
-
-export type OperationHandlers = Partial<Record<OperationId, RequestHandler>>;
 
 export function operationsRouter(options: {
   doc: Record<string, unknown>;
   handlers: OperationHandlers;
   authenticators: Authenticators;
+  /** The caller's request budget, after authentication. */
+  budget: RequestHandler;
 }): Router {
   const router = express.Router();
   const operations = listOperations(options.doc);
@@ -28,10 +33,48 @@ export function operationsRouter(options: {
     if (scheme !== undefined) {
       const authenticator = options.authenticators[scheme];
       if (!authenticator) throw new Error(`No authenticator for security scheme ${scheme}`);
-      chain.push(authenticator(operation));
+      chain.push(authenticator(operation), options.budget);
     }
-    chain.push(options.handlers[operation.operationId as OperationId] as RequestHandler);
+    chain.push(toExpress(options.handlers[operation.operationId as OperationId] as AnyHandler));
     router[operation.method](toExpressPath(operation.path), ...chain);
   }
   return router;
+}
+
+/** Any operation's reply, as sent. */
+interface AnyReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+/** Any operation's handler: each takes its own operation's call, which only this module builds. */
+type AnyHandler = (call: never) => Promise<AnyReply>;
+
+/**
+ * The one place where a request becomes a typed call: the validator has already checked params, query and body
+ * against the operation, so their contract types hold here.
+ */
+function toExpress(handler: AnyHandler): RequestHandler {
+  return async function operation(req: Request, res: Response, _next: NextFunction): Promise<void> {
+    const call = {
+      params: req.params,
+      query: req.query,
+      body: req.body,
+      req,
+      res,
+      get principal(): Principal {
+        const principal = res.locals.principal;
+        if (!principal) throw new AppError("UNAUTHENTICATED");
+        return principal;
+      },
+    };
+    send(res, await handler(call as never));
+  };
+}
+
+function send(res: Response, reply: AnyReply): void {
+  if (reply.headers) res.set(reply.headers);
+  res.status(reply.status);
+  if (reply.status === 204 || reply.body === undefined) res.end();
+  else res.json(reply.body);
 }

@@ -29,3 +29,20 @@ const nextUlid = monotonicFactory();
 export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${ID_PREFIXES[kind]}_${nextUlid(now)}`;
 }
+
+const patterns = new Map<IdKind, RegExp>();
+
+/**
+ * The pattern of one kind's ids, as the contract writes it: its prefix, then a ULID in Crockford base32.
+ *
+ * @example
+ * idPattern("lead").test("lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7") // true
+ */
+export function idPattern(kind: IdKind): RegExp {
+  let pattern = patterns.get(kind);
+  if (!pattern) {
+    pattern = new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`);
+    patterns.set(kind, pattern);
+  }
+  return pattern;
+}

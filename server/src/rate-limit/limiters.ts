@@ -9,14 +9,14 @@
  * a failure, Redis is left alone for `REDIS_RETRY_AFTER_FAILURE_MS`: a hung Redis then costs one command timeout
  * every few seconds, not one per request. Counts made in Redis before an outage are not seen by the insurance, nor
  * the insurance's by Redis afterwards; counts survive a Redis restart only with Redis persistence on (README).
- * With PostgreSQL alone, a store failure is an error (503), never a silent pass.
+ * With PostgreSQL alone, a store failure is an `unavailable` decision (the caller answers 503), never a silent pass.
  */
 import type { Redis } from "ioredis";
 import type pg from "pg";
 import type { Logger } from "pino";
 import { type RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
-import { AppError } from "../errors.ts";
+import { withDeadline } from "../lib/deadline.ts";
 import {
   type CounterState,
   decide,
@@ -30,10 +30,13 @@ import {
 /** How long the limiters count in PostgreSQL after a Redis failure before they try Redis again. */
 export const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 
+/** `Retry-After` of a decision the counters could not make. */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
 export interface LimiterOptions {
   redis: Redis | undefined;
   pool: pg.Pool;
-  config: Pick<Config, "rateLimitKeyPrefix" | "rateLimits">;
+  config: Pick<Config, "rateLimitKeyPrefix" | "rateLimits" | "redisCommandTimeoutMs">;
   logger: Logger;
 }
 
@@ -87,7 +90,9 @@ export function createLimiters(options: LimiterOptions): Limiters {
     const inRedis = redis.get(name);
     if (inRedis && Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
       try {
-        return await inRedis.consume(key);
+        // The deadline, not ioredis's own timeout, decides: a busy event loop must not make an answer that came in
+        // time look late, or one process would count in PostgreSQL while the others count in Redis.
+        return await withDeadline(inRedis.consume(key), options.config.redisCommandTimeoutMs);
       } catch (error) {
         if (error instanceof RateLimiterRes) throw error;
         if (Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
@@ -114,7 +119,12 @@ export function createLimiters(options: LimiterOptions): Limiters {
             return decide(policies, passed, { rule: current, remaining: 0, msBeforeReset: error.msBeforeNext });
           }
           options.logger.warn({ err: error, limiter: current.name }, "rate-limit store failed");
-          throw new AppError("SERVICE_UNAVAILABLE", { headers: { "Retry-After": "5" }, cause: error });
+          return {
+            outcome: "unavailable",
+            retryAfter: STORE_RETRY_AFTER_SECONDS,
+            headers: { "Retry-After": String(STORE_RETRY_AFTER_SECONDS) },
+            cause: error,
+          };
         }
       }
       return decide(policies, passed);

@@ -134,6 +134,13 @@ export type LimitDecision =
       readonly by: LimiterName;
       readonly retryAfter: number;
       readonly headers: Record<string, string>;
+    }
+  /** The counters could not be reached: no answer either way, so the caller must refuse (never a silent pass). */
+  | {
+      readonly outcome: "unavailable";
+      readonly retryAfter: number;
+      readonly headers: Record<string, string>;
+      readonly cause: unknown;
     };
 
 /** Decides from the states consumed so far; `exceeded` is the state of the limiter that stopped the chain. */

@@ -1,11 +1,10 @@
 /** HTTP handlers of `/api/auth`. */
 import type { components } from "@service/spec/schema";
-import type { Request, Response } from "express";
+import type { Request } from "express";
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import { SESSION_COOKIE } from "../../http/authenticate.ts";
-import type { JsonBody } from "../../http/handler-types.ts";
-import type { OperationHandlers } from "../../http/operations.ts";
+import type { OperationHandlers } from "../../http/handler-types.ts";
 import { clientIpKey } from "../../lib/client-ip.ts";
 import { sha256 } from "../../lib/secrets.ts";
 import { type AuthService, csrfTokenFor, SESSION_TTL_SECONDS } from "./auth.service.ts";
@@ -56,53 +55,51 @@ export function authHandlers(deps: {
 }): OperationHandlers {
   const { service } = deps;
   const clientKey = (req: Request) => clientIpKey(req.ip);
-  const answer = (res: Response, status: number, headers: Record<string, string>, body: object) => {
-    res.set(headers).status(status).json(body);
-  };
 
   return {
-    async Auth_registration(_req, res) {
-      res.status(200).json({ object: "registration_settings", mode: deps.registrationMode });
+    Auth_registration: async () => ({
+      status: 200,
+      body: { object: "registration_settings", mode: deps.registrationMode },
+    }),
+    Auth_register: async ({ body, req }) => {
+      const result = await service.register(body, clientKey(req));
+      return { status: 202, headers: result.headers, body: { accepted: true } };
     },
-    async Auth_register(req, res) {
-      const result = await service.register(req.body as JsonBody<"Auth_register">, clientKey(req));
-      answer(res, 202, result.headers, { accepted: true });
+    Auth_forgot: async ({ body, req }) => {
+      const result = await service.forgot(body, clientKey(req));
+      return { status: 200, headers: result.headers, body: { accepted: true, throttled: result.throttled } };
     },
-    async Auth_forgot(req, res) {
-      const result = await service.forgot(req.body as JsonBody<"Auth_forgot">, clientKey(req));
-      answer(res, 200, result.headers, { accepted: true, throttled: result.throttled });
+    Auth_resendVerification: async ({ body, req }) => {
+      const result = await service.resend(body, clientKey(req));
+      return { status: 200, headers: result.headers, body: { accepted: true, throttled: result.throttled } };
     },
-    async Auth_resendVerification(req, res) {
-      const result = await service.resend(req.body as JsonBody<"Auth_resendVerification">, clientKey(req));
-      answer(res, 200, result.headers, { accepted: true, throttled: result.throttled });
+    Auth_verify: async ({ body }) => {
+      await service.verify(body.token);
+      return { status: 200, body: { verified: true } };
     },
-    async Auth_verify(req, res) {
-      await service.verify((req.body as JsonBody<"Auth_verify">).token);
-      res.status(200).json({ verified: true });
+    Auth_reset: async ({ body }) => {
+      await service.reset(body);
+      return { status: 200, body: { reset: true } };
     },
-    async Auth_reset(req, res) {
-      await service.reset(req.body as JsonBody<"Auth_reset">);
-      res.status(200).json({ reset: true });
-    },
-    async Auth_login(req, res) {
-      const { token } = await service.login(req.body as JsonBody<"Auth_login">, clientKey(req));
+    Auth_login: async ({ body, req }) => {
+      const { token } = await service.login(body, clientKey(req));
       const row = await findSession(deps.pool, sha256(token));
       if (!row) throw new AppError("INTERNAL_ERROR", { detail: "The new session vanished." });
-      res.set("Set-Cookie", sessionCookie(token, deps.secureCookies, SESSION_TTL_SECONDS));
-      res.status(200).json(toSession(row, token));
+      return {
+        status: 200,
+        headers: { "Set-Cookie": sessionCookie(token, deps.secureCookies, SESSION_TTL_SECONDS) },
+        body: toSession(row, token),
+      };
     },
-    async Auth_session(_req, res) {
+    Auth_session: async ({ res }) => {
       const session = res.locals.session;
       if (!session) throw new AppError("UNAUTHENTICATED");
-      res.status(200).json(toSession(session, session.token));
+      return { status: 200, body: toSession(session, session.token) };
     },
-    async Auth_logout(_req, res) {
+    Auth_logout: async ({ res }) => {
       const session = res.locals.session;
       if (session) await revokeSession(deps.pool, sha256(session.token));
-      res
-        .set("Set-Cookie", sessionCookie("", deps.secureCookies, 0))
-        .status(204)
-        .end();
+      return { status: 204, headers: { "Set-Cookie": sessionCookie("", deps.secureCookies, 0) } };
     },
   };
 }

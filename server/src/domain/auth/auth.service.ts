@@ -13,6 +13,7 @@ import { newId } from "../../lib/ids.ts";
 import { randomToken, sha256 } from "../../lib/secrets.ts";
 import type { Limiters } from "../../rate-limit/limiters.ts";
 import { LIMIT_CHAINS, type LimitDecision } from "../../rate-limit/policy.ts";
+import { insertWorkspace } from "../workspaces/workspaces.store.ts";
 import * as store from "./auth.store.ts";
 import type { DisposableCheck } from "./disposable.ts";
 import { decoyHash, hashPassword, type ScryptParams, verifyPassword } from "./passwords.ts";
@@ -55,6 +56,9 @@ function emailOrFail(raw: string): EmailAddress {
 }
 
 function rejectOrThrottle(decision: LimitDecision): LimitedAnswer {
+  if (decision.outcome === "unavailable") {
+    throw new AppError("SERVICE_UNAVAILABLE", { headers: decision.headers, cause: decision.cause });
+  }
   if (decision.outcome === "reject") {
     throw new AppError("RATE_LIMITED", {
       detail: `Too many requests; retry after ${decision.retryAfter} seconds.`,
@@ -142,7 +146,7 @@ export function createAuthService(deps: AuthDeps) {
         const userId = newId("user");
         const workspaceId = newId("workspace");
         const owner = registration.name ?? registration.email.split("@")[0];
-        await store.insertWorkspace(client, { id: workspaceId, name: `${owner}'s workspace` });
+        await insertWorkspace(client, { id: workspaceId, name: `${owner}'s workspace` });
         await store.insertUser(client, {
           id: userId,
           email: registration.email,

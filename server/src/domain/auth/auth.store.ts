@@ -102,10 +102,6 @@ export async function deleteRegistrations(db: Db, email: string): Promise<void> 
   await db.query("DELETE FROM pending_registrations WHERE email = $1", [email]);
 }
 
-export async function insertWorkspace(db: Db, workspace: { id: string; name: string }): Promise<void> {
-  await db.query("INSERT INTO workspaces (id, name) VALUES ($1, $2)", [workspace.id, workspace.name]);
-}
-
 export async function insertUser(
   db: Db,
   user: { id: string; email: string; name: string | null; passwordHash: string | null; workspaceId: string },

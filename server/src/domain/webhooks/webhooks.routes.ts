@@ -1,58 +1,51 @@
 /**
  * HTTP handlers of webhook subscriptions, the same under `/v1/webhooks` (operationIds `Webhooks_*`, API key) and
- * `/api/workspace/webhooks` (`WorkspaceWebhooks_*`, session).
+ * `/api/workspace/webhooks` (`WorkspaceWebhooks_*`, session): the contract gives both the same shapes, so one
+ * handler serves each pair.
  */
-import type { Request } from "express";
-import type { JsonBody, QueryOf } from "../../http/handler-types.ts";
-import type { OperationHandlers } from "../../http/operations.ts";
+import type pg from "pg";
+import type { OperationHandlers } from "../../http/handler-types.ts";
+import { type WriteDeps, write } from "../../http/write.ts";
 import { newId } from "../../lib/ids.ts";
 import { type EventType, toEvent } from "../events/events.ts";
-import { type WriteOptions, workspaceOf, writeHandler } from "../v1.routes.ts";
 import * as deliveries from "./deliveries.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
 import * as webhooks from "./webhooks.ts";
 
-const param = (req: Request, name: string) => String(req.params[name]);
-
 export function webhookHandlers(
-  prefix: "Webhooks" | "WorkspaceWebhooks",
-  options: WriteOptions & { urls: UrlCheckOptions; enqueue: deliveries.Enqueue },
+  deps: WriteDeps & { pool: pg.Pool; urls: UrlCheckOptions; enqueue: deliveries.Enqueue },
 ): OperationHandlers {
-  const { pool, urls, enqueue } = options;
-  const handlers: Record<string, OperationHandlers[keyof OperationHandlers]> = {
-    async list(req, res) {
-      res.status(200).json(await webhooks.listWebhooks(pool, workspaceOf(res), req.query as QueryOf<"Webhooks_list">));
-    },
-    async get(req, res) {
-      res.status(200).json(await webhooks.getWebhook(pool, workspaceOf(res), param(req, "webhook_id")));
-    },
-    create: writeHandler(options, async (db, ws, req) => ({
-      status: 201,
-      body: await webhooks.createWebhook(db, ws, req.body as JsonBody<"Webhooks_create">, urls),
-    })),
-    update: writeHandler(options, async (db, ws, req) => ({
+  const { pool, urls, enqueue } = deps;
+  const handlers = {
+    Webhooks_list: async ({ principal, query }) => ({
       status: 200,
-      body: await webhooks.updateWebhook(
-        db,
-        ws,
-        param(req, "webhook_id"),
-        req.body as JsonBody<"Webhooks_update">,
-        urls,
-      ),
-    })),
-    delete: writeHandler(options, async (db, ws, req) => {
-      await webhooks.deleteWebhook(db, ws, param(req, "webhook_id"));
-      return { status: 204, body: null };
+      body: await webhooks.listWebhooks(pool, principal.workspaceId, query),
     }),
-    rotateSecret: writeHandler(options, async (db, ws, req) => ({
+    Webhooks_get: async ({ principal, params }) => ({
       status: 200,
-      body: await webhooks.rotateSecret(db, ws, param(req, "webhook_id")),
+      body: await webhooks.getWebhook(pool, principal.workspaceId, params.webhook_id),
+    }),
+    Webhooks_create: write(deps, async ({ principal, body }, db) => ({
+      status: 201,
+      body: await webhooks.createWebhook(db, principal.workspaceId, body, urls),
     })),
-    sendTest: writeHandler(options, async (db, ws, req) => {
-      const webhookId = param(req, "webhook_id");
-      await webhooks.lockWebhook(db, ws, webhookId);
-      const type: EventType = (req.body as JsonBody<"Webhooks_sendTest">).event_type ?? "lead.captured";
+    Webhooks_update: write(deps, async ({ principal, params, body }, db) => ({
+      status: 200,
+      body: await webhooks.updateWebhook(db, principal.workspaceId, params.webhook_id, body, urls),
+    })),
+    Webhooks_delete: write(deps, async ({ principal, params }, db) => {
+      await webhooks.deleteWebhook(db, principal.workspaceId, params.webhook_id);
+      return { status: 204 };
+    }),
+    Webhooks_rotateSecret: write(deps, async ({ principal, params }, db) => ({
+      status: 200,
+      body: await webhooks.rotateSecret(db, principal.workspaceId, params.webhook_id),
+    })),
+    Webhooks_sendTest: write(deps, async ({ principal, params, body }, db) => {
+      const ws = principal.workspaceId;
+      await webhooks.lockWebhook(db, ws, params.webhook_id);
+      const type: EventType = body.event_type ?? "lead.captured";
       const eventId = newId("event");
       // The envelope of a test event is built as every event's is; the event itself is not stored.
       const envelope = toEvent({
@@ -64,40 +57,40 @@ export function webhookHandlers(
       });
       const [id] = await deliveries.insertDeliveries(db, enqueue, {
         workspaceId: ws,
-        webhookIds: [webhookId],
+        webhookIds: [params.webhook_id],
         eventId,
         eventType: type,
         payload: JSON.stringify(envelope),
       });
-      return { status: 202, body: await deliveries.getDelivery(db, ws, webhookId, id as string) };
+      return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),
-    async listDeliveries(req, res) {
-      const ws = workspaceOf(res);
-      await webhooks.getWebhook(pool, ws, param(req, "webhook_id"));
-      res
-        .status(200)
-        .json(
-          await deliveries.listDeliveries(
-            pool,
-            ws,
-            param(req, "webhook_id"),
-            req.query as QueryOf<"Webhooks_listDeliveries">,
-          ),
-        );
+    Webhooks_listDeliveries: async ({ principal, params, query }) => {
+      await webhooks.getWebhook(pool, principal.workspaceId, params.webhook_id);
+      return {
+        status: 200,
+        body: await deliveries.listDeliveries(pool, principal.workspaceId, params.webhook_id, query),
+      };
     },
-    async getDelivery(req, res) {
-      res
-        .status(200)
-        .json(
-          await deliveries.getDelivery(pool, workspaceOf(res), param(req, "webhook_id"), param(req, "delivery_id")),
-        );
-    },
-    redeliver: writeHandler(options, async (db, ws, req) => ({
+    Webhooks_getDelivery: async ({ principal, params }) => ({
+      status: 200,
+      body: await deliveries.getDelivery(pool, principal.workspaceId, params.webhook_id, params.delivery_id),
+    }),
+    Webhooks_redeliver: write(deps, async ({ principal, params }, db) => ({
       status: 202,
-      body: await deliveries.redeliver(db, enqueue, ws, param(req, "webhook_id"), param(req, "delivery_id")),
+      body: await deliveries.redeliver(db, enqueue, principal.workspaceId, params.webhook_id, params.delivery_id),
     })),
+  } satisfies OperationHandlers;
+  return {
+    ...handlers,
+    WorkspaceWebhooks_list: handlers.Webhooks_list,
+    WorkspaceWebhooks_get: handlers.Webhooks_get,
+    WorkspaceWebhooks_create: handlers.Webhooks_create,
+    WorkspaceWebhooks_update: handlers.Webhooks_update,
+    WorkspaceWebhooks_delete: handlers.Webhooks_delete,
+    WorkspaceWebhooks_rotateSecret: handlers.Webhooks_rotateSecret,
+    WorkspaceWebhooks_sendTest: handlers.Webhooks_sendTest,
+    WorkspaceWebhooks_listDeliveries: handlers.Webhooks_listDeliveries,
+    WorkspaceWebhooks_getDelivery: handlers.Webhooks_getDelivery,
+    WorkspaceWebhooks_redeliver: handlers.Webhooks_redeliver,
   };
-  return Object.fromEntries(
-    Object.entries(handlers).map(([name, handler]) => [`${prefix}_${name}`, handler]),
-  ) as OperationHandlers;
 }

@@ -1,0 +1,32 @@
+/** HTTP handlers of `/v1/leads`. Reads use the pool; writes run through `write` (one transaction, idempotent). */
+import type pg from "pg";
+import type { OperationHandlers } from "../../http/handler-types.ts";
+import { type WriteDeps, write } from "../../http/write.ts";
+import type { RecordEvent } from "../events/events.ts";
+import * as leads from "./leads.service.ts";
+
+export function leadHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {
+  const { pool } = deps;
+  return {
+    Leads_list: async ({ principal, query }) => ({
+      status: 200,
+      body: await leads.listLeads(pool, principal.workspaceId, query),
+    }),
+    Leads_get: async ({ principal, params }) => ({
+      status: 200,
+      body: await leads.getLead(pool, principal.workspaceId, params.lead_id),
+    }),
+    Leads_create: write(deps, async ({ principal, body }, db) => ({
+      status: 201,
+      body: await leads.createLead(db, principal.workspaceId, body, deps.record),
+    })),
+    Leads_update: write(deps, async ({ principal, params, body }, db) => ({
+      status: 200,
+      body: await leads.updateLead(db, principal.workspaceId, params.lead_id, body),
+    })),
+    Leads_delete: write(deps, async ({ principal, params }, db) => {
+      await leads.deleteLead(db, principal.workspaceId, params.lead_id);
+      return { status: 204 };
+    }),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Leads: the wire shape and the rules of a write. Tags are a set (duplicates dropped, first order kept); creating a
+ * lead records `lead.captured` in the write's transaction.
+ */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import type { PageParams } from "../../db/pages.ts";
+import type { RecordEvent } from "../events/events.ts";
+import type { LeadFilters, LeadRow, LeadValues } from "./leads.store.ts";
+import * as store from "./leads.store.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+export type Lead = components["schemas"]["Lead"];
+type LeadCreate = components["schemas"]["LeadCreate"];
+type LeadUpdate = components["schemas"]["LeadUpdate"];
+
+export function toLead(row: LeadRow): Lead {
+  return {
+    id: row.id,
+    object: "lead",
+    email: row.email,
+    phone: row.phone,
+    name: row.name,
+    company: row.company,
+    status: row.status,
+    source: row.source,
+    tags: row.tags,
+    custom_attributes: row.custom_attributes,
+    external_id: row.external_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The stored form of the fields a write sets: tags as a set, attributes as JSON text. */
+export function toValues(input: LeadUpdate): LeadValues {
+  const { tags, custom_attributes, ...rest } = input;
+  return {
+    ...rest,
+    ...(tags && { tags: [...new Set(tags)] }),
+    ...(custom_attributes && { custom_attributes: JSON.stringify(custom_attributes) }),
+  };
+}
+
+export function listLeads(db: Db, workspaceId: string, query: LeadFilters & PageParams) {
+  return store.listLeadRows(db, workspaceId, { ...query, email: query.email?.trim() }, query, toLead);
+}
+
+export async function getLead(db: Db, workspaceId: string, id: string): Promise<Lead> {
+  return toLead(await store.findLeadRow(db, workspaceId, id));
+}
+
+export async function createLead(db: Db, workspaceId: string, input: LeadCreate, record: RecordEvent): Promise<Lead> {
+  const row = await store.insertLeadRow(db, workspaceId, {
+    email: null,
+    phone: null,
+    name: null,
+    company: null,
+    status: "new",
+    source: null,
+    external_id: null,
+    ...toValues(input),
+    tags: [...new Set(input.tags ?? [])],
+    custom_attributes: JSON.stringify(input.custom_attributes ?? {}),
+  });
+  const lead = toLead(row);
+  await record(db, workspaceId, "lead.captured", { object: lead });
+  return lead;
+}
+
+export async function updateLead(db: Db, workspaceId: string, id: string, patch: LeadUpdate): Promise<Lead> {
+  return toLead(await store.updateLeadRow(db, workspaceId, id, toValues(patch)));
+}
+
+export function deleteLead(db: Db, workspaceId: string, id: string): Promise<void> {
+  return store.deleteLeadRow(db, workspaceId, id);
+}

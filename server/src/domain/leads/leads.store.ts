@@ -1,0 +1,132 @@
+/** All SQL of leads. Every statement is scoped to a workspace. */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+
+export interface LeadRow {
+  id: string;
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  company: string | null;
+  status: components["schemas"]["LeadStatus"];
+  source: string | null;
+  tags: string[];
+  custom_attributes: Record<string, unknown>;
+  external_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a write may set, as the service has prepared them (tags de-duplicated, attributes as JSON text). */
+export interface LeadValues {
+  email?: string | null;
+  phone?: string | null;
+  name?: string | null;
+  company?: string | null;
+  status?: LeadRow["status"];
+  source?: string | null;
+  tags?: string[];
+  custom_attributes?: string;
+  external_id?: string | null;
+}
+
+const UPDATABLE = ["email", "phone", "name", "company", "status", "source", "tags", "custom_attributes", "external_id"];
+
+export interface LeadFilters {
+  status?: LeadRow["status"];
+  email?: string;
+  external_id?: string;
+  created_after?: string;
+  updated_after?: string;
+}
+
+export const leadNotFound = (id: string) =>
+  new AppError("LEAD_NOT_FOUND", { detail: `No lead ${id} in this workspace.` });
+
+/** The unique external_id as its 409, any other failure as it is. */
+function externalIdTaken(error: unknown): never {
+  if (isUniqueViolation(error, "leads_external_id")) {
+    throw new AppError("EXTERNAL_ID_TAKEN", {
+      detail: "Another lead in this workspace has this external_id.",
+      cause: error,
+    });
+  }
+  throw error;
+}
+
+export function listLeadRows<Item>(
+  db: Db,
+  workspaceId: string,
+  filters: LeadFilters,
+  page: PageParams,
+  toItem: (row: LeadRow) => Item,
+) {
+  return listPage(
+    db,
+    {
+      select: "SELECT * FROM leads",
+      kind: "lead",
+      workspaceId,
+      filters: [
+        ["status = ?", filters.status],
+        ["lower(email) = lower(?)", filters.email],
+        ["external_id = ?", filters.external_id],
+        ["created_at >= ?", filters.created_after],
+        ["updated_at >= ?", filters.updated_after],
+      ],
+    },
+    page,
+    toItem,
+  );
+}
+
+export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<LeadRow> {
+  return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id));
+}
+
+export async function insertLeadRow(db: Db, workspaceId: string, values: Required<LeadValues>): Promise<LeadRow> {
+  try {
+    const { rows } = await db.query<LeadRow>({
+      name: "insert-lead",
+      text: `INSERT INTO leads (id, workspace_id, email, phone, name, company, status, source, tags, custom_attributes, external_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      values: [
+        newId("lead"),
+        workspaceId,
+        values.email,
+        values.phone,
+        values.name,
+        values.company,
+        values.status,
+        values.source,
+        values.tags,
+        values.custom_attributes,
+        values.external_id,
+      ],
+    });
+    return rows[0] as LeadRow;
+  } catch (error) {
+    externalIdTaken(error);
+  }
+}
+
+export async function updateLeadRow(db: Db, workspaceId: string, id: string, values: LeadValues): Promise<LeadRow> {
+  let row: LeadRow | undefined;
+  try {
+    row = await updateRow<LeadRow>(db, "leads", workspaceId, id, { ...values }, UPDATABLE);
+  } catch (error) {
+    externalIdTaken(error);
+  }
+  if (!row) throw leadNotFound(id);
+  return row;
+}
+
+export async function deleteLeadRow(db: Db, workspaceId: string, id: string): Promise<void> {
+  const { rowCount } = await db.query("DELETE FROM leads WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
+  if (!rowCount) throw leadNotFound(id);
+}

@@ -1,0 +1,35 @@
+/**
+ * The request budget of an authenticated caller, as its own middleware after authentication: an API key's budget
+ * on `/v1`, a signed-in user's on `/api/workspace` (the session's own `/api/auth` calls, sign-out included, are
+ * never refused for it). The limiter decides; this turns the decision into headers or a 429/503 problem.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { AppError } from "../errors.ts";
+import type { Limiters } from "../rate-limit/limiters.ts";
+import { LIMIT_CHAINS, type LimitDecision } from "../rate-limit/policy.ts";
+
+export function requestBudget(limiters: Limiters): RequestHandler {
+  return async function budget(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const principal = res.locals.principal;
+    if (principal && (principal.kind === "api_key" || req.path.startsWith("/api/workspace"))) {
+      const chain = principal.kind === "api_key" ? LIMIT_CHAINS.apiKey : LIMIT_CHAINS.session;
+      const decision = await limiters.check(chain, () => principal.id);
+      res.set(decision.headers);
+      refuseUnlessAllowed(decision, "Request budget spent");
+    }
+    next();
+  };
+}
+
+/** A refused decision as its problem: 429 over the budget, 503 when the counters cannot be reached. */
+export function refuseUnlessAllowed(decision: LimitDecision, what: string): void {
+  if (decision.outcome === "unavailable") {
+    throw new AppError("SERVICE_UNAVAILABLE", { headers: decision.headers, cause: decision.cause });
+  }
+  if (decision.outcome === "reject" || decision.outcome === "throttle") {
+    throw new AppError("RATE_LIMITED", {
+      detail: `${what}; retry after ${decision.retryAfter} seconds.`,
+      headers: decision.headers,
+    });
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The handler of a write: one transaction, idempotent when the request carries an `Idempotency-Key` (the answer is
+ * stored with the effect and replayed with `Idempotent-Replayed: true`). Always in the caller's workspace.
+ */
+
+import type { Request } from "express";
+import type pg from "pg";
+import { idempotentWrite } from "../domain/idempotency/idempotency.ts";
+import type { Principal } from "../domain/principal.ts";
+
+export interface WriteDeps {
+  pool: pg.Pool;
+  /** How long a request waits for one in flight with the same key. */
+  inFlightWaitMs: number;
+}
+
+/**
+ * @example
+ * Leads_delete: write(deps, async ({ principal, params }, db) => {
+ *   await leads.remove(db, principal.workspaceId, params.lead_id);
+ *   return { status: 204 };
+ * }),
+ */
+export function write<
+  C extends { readonly principal: Principal; readonly req: Request },
+  R extends { status: number; body?: unknown; headers?: Record<string, string> },
+>(deps: WriteDeps, effect: (call: C, db: pg.PoolClient) => Promise<R>): (call: C) => Promise<R> {
+  return async (call) => {
+    const { req } = call;
+    const { answer, replayed } = await idempotentWrite(
+      deps.pool,
+      {
+        workspaceId: call.principal.workspaceId,
+        inFlightWaitMs: deps.inFlightWaitMs,
+        key: req.get("idempotency-key"),
+        method: req.method,
+        path: req.path,
+        body: req.body,
+      },
+      async (db) => {
+        const reply = await effect(call, db);
+        return { status: reply.status, body: reply.body };
+      },
+    );
+    // A replay is the answer stored by this same operation, so it has the operation's reply shape.
+    const reply = { status: answer.status, body: answer.body ?? undefined } as R;
+    return replayed ? { ...reply, headers: { "Idempotent-Replayed": "true" } } : reply;
+  };
+}
