@@ -52,7 +52,7 @@ function text(value: unknown): string | undefined {
  * @example
  * toApiProblem(504, new Headers(), "").code; // "HTTP_504"
  */
-export function toApiProblem(status: number, headers: Headers, raw: string, statusText = ""): ApiProblem {
+function toApiProblem(status: number, headers: Headers, raw: string, statusText = ""): ApiProblem {
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = raw === "" ? undefined : JSON.parse(raw);

@@ -53,7 +53,7 @@ export function retryAfterMs(value: string | null | undefined, now: number = Dat
 }
 
 /** Exponential backoff with full jitter (0 to base·2^attempt, capped). */
-export function backoffMs(
+function backoffMs(
   attempt: number,
   policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,
   random: () => number = Math.random,
@@ -62,7 +62,7 @@ export function backoffMs(
 }
 
 /** Whether an outcome is worth another attempt at all (before counting attempts and time). */
-export function isRetryable(outcome: AttemptOutcome): boolean {
+function isRetryable(outcome: AttemptOutcome): boolean {
   if (outcome.kind === "no-answer") return true;
   return RETRY_STATUSES.has(outcome.status) || (outcome.status === 409 && outcome.code === "IDEMPOTENCY_KEY_IN_USE");
 }

@@ -18,7 +18,7 @@ export const CLUSTER_INDEX_ENV = "SERVICE_CLUSTER_INDEX";
 const RESTART_DELAY_MS = 1_000;
 
 /** Each process's share of the connection budget: at least 2 (a transaction and a query beside it). */
-export function poolShare(total: number, processes: number): number {
+function poolShare(total: number, processes: number): number {
   return Math.max(2, Math.floor(total / processes));
 }
 

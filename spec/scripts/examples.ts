@@ -20,14 +20,14 @@ type Code = keyof typeof catalog;
 
 const REQUEST_ID_EXAMPLE = "req_01JD3Z8K1B2C3D4E5F6G7H8J9K";
 /** A version-4-shaped UUID derived from `seed`, the same at every generation. */
-export function exampleUuid(seed: string): string {
+function exampleUuid(seed: string): string {
   const hex = createHash("sha256").update(seed).digest("hex");
   const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The example id of the second object of a kind: the first's with its last two characters changed. */
-export function secondId(id: string): string {
+function secondId(id: string): string {
   return `${id.slice(0, -2)}${id.endsWith("ZZ") ? "YY" : "ZZ"}`;
 }
 
@@ -57,7 +57,7 @@ function isObject(value: unknown): value is Json {
 }
 
 /** The error code an answer of this status carries, for an operation on this path with these security schemes. */
-export function exampleCode(status: string, path: string, operation: Json, schemes: string[]): Code {
+function exampleCode(status: string, path: string, operation: Json, schemes: string[]): Code {
   const parameters = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string);
   const session = schemes.includes("SessionCookie");
   switch (status) {
@@ -89,7 +89,7 @@ export function exampleCode(status: string, path: string, operation: Json, schem
 }
 
 /** The problem+json example of one code. */
-export function problemExample(code: Code): Json {
+function problemExample(code: Code): Json {
   const { status, title } = catalog[code];
   const example: Json = {
     type: `/problems/${code.toLowerCase().replaceAll("_", "-")}`,
@@ -120,7 +120,7 @@ export function errorExamples(operations: Iterable<{ path: string; operation: Js
 }
 
 /** The opaque cursor the server issues after the object with this id (server/src/lib/cursor.ts). */
-export function cursorAfter(id: string): string {
+function cursorAfter(id: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id }), "utf8").toString("base64url");
 }
 

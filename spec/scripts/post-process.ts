@@ -27,10 +27,10 @@ import { errorExamples, parameterExamples } from "./examples.ts";
 
 type Json = Record<string, unknown>;
 
-export const WEBHOOK_EXTENSION = "x-webhook";
-export const SCOPES_EXTENSION = "x-required-scopes";
-export const BEARER_SCHEME = "ApiKeyBearer";
-export const ANY_OF_REQUIRED_EXTENSION = "x-required-any-of";
+const WEBHOOK_EXTENSION = "x-webhook";
+const SCOPES_EXTENSION = "x-required-scopes";
+const BEARER_SCHEME = "ApiKeyBearer";
+const ANY_OF_REQUIRED_EXTENSION = "x-required-any-of";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 
-export const CHROMIUM_FLAGS = [
+const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -23,11 +23,10 @@ export const CHROMIUM_FLAGS = [
   "--disable-sync",
 ];
 
-export const INSTALL_HINT =
-  "console browser tests skipped: Chromium not found (install it: apt-get install -y chromium)";
+const INSTALL_HINT = "console browser tests skipped: Chromium not found (install it: apt-get install -y chromium)";
 
 /** The Chromium binary: `CHROMIUM_PATH`, or `chromium` on the PATH. */
-export function findChromium(): string | undefined {
+function findChromium(): string | undefined {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   try {
     return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim() || undefined;
@@ -64,7 +63,7 @@ interface AxeViolation {
 }
 
 /** axe-core on the page as it is: no serious or critical violation. Evaluated over CDP, so the page's CSP allows it. */
-export async function expectAccessible(page: Page, name: string): Promise<void> {
+async function expectAccessible(page: Page, name: string): Promise<void> {
   if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.evaluate(axeSource);
   const violations = (await page.evaluate(
     "window.axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",

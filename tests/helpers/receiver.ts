@@ -46,7 +46,7 @@ export function makeCertificates(): Certificates {
   };
 }
 
-export interface Received {
+interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;

@@ -108,7 +108,7 @@ function header(headers: HeadersLike, name: string): string | undefined {
   return undefined;
 }
 
-export function base64ToBytes(value: string): Uint8Array {
+function base64ToBytes(value: string): Uint8Array {
   const binary = atob(value);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -122,7 +122,7 @@ export function bytesToBase64(bytes: Uint8Array): string {
 }
 
 /** The key bytes of a `whsec_` secret; a malformed secret is a programming error, refused loudly. */
-export function secretKey(secret: string): Uint8Array {
+function secretKey(secret: string): Uint8Array {
   if (typeof secret !== "string" || !secret.startsWith(SECRET_PREFIX)) {
     throw new WebhookVerificationError(
       "invalid_secret",
@@ -150,7 +150,7 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 const encoder = new TextEncoder();
 
 /** `{id}.{timestamp}.{payload}` as bytes: the signed content. */
-export function signedContent(id: string, timestamp: string, payload: string | Uint8Array): Uint8Array {
+function signedContent(id: string, timestamp: string, payload: string | Uint8Array): Uint8Array {
   const prefix = encoder.encode(`${id}.${timestamp}.`);
   const body = typeof payload === "string" ? encoder.encode(payload) : payload;
   const content = new Uint8Array(prefix.length + body.length);

@@ -12,7 +12,7 @@ export type Delivery = components["schemas"]["Delivery"];
 export type EventType = components["schemas"]["EventType"];
 
 /** The newest this many: a workspace rarely has more keys or endpoints; the lists say when there are. */
-export const PAGE_LIMIT = 100;
+const PAGE_LIMIT = 100;
 
 export const queryKeys = {
   apiKeys: ["api-keys"] as const,

@@ -24,7 +24,7 @@ function email(raw: string): string {
 }
 
 /** The scopes the contract declares (`Scope` in spec/models/api-keys.tsp). */
-export function knownScopes(): string[] {
+function knownScopes(): string[] {
   const schemas = (loadOpenApiDocument().doc.components as { schemas: Record<string, { enum?: string[] }> }).schemas;
   return schemas.Scope?.enum ?? [];
 }

@@ -53,7 +53,7 @@ export function connectionSettings(url: string, config: DatabaseConfig): Connect
  * listener, which kills the process. Every client gets its own listener when it is made; the query in flight fails
  * with the error, and the broken client is discarded when it is released.
  */
-export function createPool(settings: ConnectionSettings, options: { max: number; logger: Logger; name: string }) {
+function createPool(settings: ConnectionSettings, options: { max: number; logger: Logger; name: string }) {
   const pool = new pg.Pool({
     ...settings,
     max: options.max,

@@ -79,7 +79,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The port of a live server in `pgDir`, read from `postmaster.pid` (line 1: pid, line 4: port). */
-export function runningPort(pgDir: string): number | undefined {
+function runningPort(pgDir: string): number | undefined {
   const pidFile = join(pgDir, "postmaster.pid");
   if (!existsSync(pidFile)) return undefined;
   const lines = readFileSync(pidFile, "utf8").split("\n");

@@ -30,7 +30,7 @@ export interface ListenerOptions {
 }
 
 /** The delay before reconnection attempt `attempt` (0-based): doubling from 100 ms, capped at 5 s, ±20 % jitter. */
-export function reconnectDelayMs(attempt: number, random = Math.random): number {
+function reconnectDelayMs(attempt: number, random = Math.random): number {
   const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(attempt, 16));
   return Math.round(base * (0.8 + 0.4 * random()));
 }

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type pg from "pg";
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations/", import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations/", import.meta.url));
 
 /** Any constant works; it only has to be the same in every process of this service. */
 const MIGRATION_LOCK_ID = 726_354_001;

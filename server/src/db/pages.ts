@@ -40,7 +40,7 @@ export async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
 }
 
 /** The contract's page size when the caller names none. */
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 /** A list operation's page query: `limit` and the opaque `cursor` of the page before. */
 export interface PageParams {
@@ -99,7 +99,7 @@ export async function findInWorkspace<Row>(
  * A name for a prepared statement: pg prepares a named statement once per connection, so PostgreSQL stops parsing
  * and planning the same list query on every call. Each filter combination is one text, so one statement.
  */
-export function statementName(text: string): string {
+function statementName(text: string): string {
   return `s_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
 }
 

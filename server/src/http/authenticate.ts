@@ -31,17 +31,17 @@ declare global {
 export type SecurityScheme = "ApiKeyBearer" | "SessionCookie";
 export type Authenticators = Readonly<Record<SecurityScheme, (operation: OperationSpec) => RequestHandler>>;
 
-export const BEARER_CHALLENGE = 'Bearer realm="api"';
+const BEARER_CHALLENGE = 'Bearer realm="api"';
 export const SESSION_COOKIE = "sid";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** RFC 6750 §2.1: the scheme is case-insensitive; the token is b64token characters. */
-export function parseBearer(header: string | undefined): string | undefined {
+function parseBearer(header: string | undefined): string | undefined {
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header ?? "");
   return match?.[1];
 }
 
-export function readCookie(header: string | undefined, name: string): string | undefined {
+function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {
     const [key, ...value] = part.trim().split("=");
     if (key === name) return value.join("=") || undefined;

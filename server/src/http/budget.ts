@@ -22,7 +22,7 @@ export function requestBudget(limiters: Limiters): RequestHandler {
 }
 
 /** A refused decision as its problem: 429 over the budget, 503 when the counters cannot be reached. */
-export function refuseUnlessAllowed(decision: LimitDecision, what: string): void {
+function refuseUnlessAllowed(decision: LimitDecision, what: string): void {
   if (decision.outcome === "unavailable") {
     throw new AppError("SERVICE_UNAVAILABLE", { headers: decision.headers, cause: decision.cause });
   }

@@ -8,7 +8,7 @@ import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { AppError, type FieldError, toProblem } from "../errors.ts";
 
 /** How long a client is asked to wait when the database is unavailable (RFC 9110 §10.2.3). */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 interface HttpLikeError {
   status?: number;
@@ -125,7 +125,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError("INTERNAL_ERROR", { cause: error });
 }
 
-export function sendProblem(res: Response, error: AppError): void {
+function sendProblem(res: Response, error: AppError): void {
   if (res.headersSent) {
     res.destroy();
     return;

@@ -13,12 +13,12 @@ export type OperationId = keyof operations;
 
 type Parameters<Op extends OperationId> = operations[Op]["parameters"];
 
-export type PathOf<Op extends OperationId> = Parameters<Op> extends { path: infer Path extends object } ? Path : never;
+type PathOf<Op extends OperationId> = Parameters<Op> extends { path: infer Path extends object } ? Path : never;
 
-export type QueryOf<Op extends OperationId> =
+type QueryOf<Op extends OperationId> =
   Parameters<Op> extends { query?: infer Query } ? ([Query] extends [undefined] ? never : NonNullable<Query>) : never;
 
-export type JsonBody<Op extends OperationId> = operations[Op] extends {
+type JsonBody<Op extends OperationId> = operations[Op] extends {
   requestBody?: { content: { "application/json": infer Body } };
 }
   ? Body
@@ -28,7 +28,7 @@ type Responses<Op extends OperationId> = operations[Op]["responses"];
 type SuccessStatus<Op extends OperationId> = Extract<keyof Responses<Op>, 200 | 201 | 202 | 204>;
 
 /** One success answer of an operation: its status and, but for 204, its JSON body, as the contract declares them. */
-export type Reply<Op extends OperationId> = {
+type Reply<Op extends OperationId> = {
   [Status in SuccessStatus<Op>]: Responses<Op>[Status] extends { content: { "application/json": infer Body } }
     ? { status: Status; body: Body; headers?: Record<string, string> }
     : { status: Status; body?: undefined; headers?: Record<string, string> };
@@ -46,11 +46,9 @@ interface CallOf<Params, Query, Body> {
 
 // Written as distributive conditional types so that TypeScript compares two operations' calls by their shapes, not
 // by their names: one handler may then serve two operations the contract gives the same shapes.
-export type Call<Op extends OperationId> = Op extends OperationId
-  ? CallOf<PathOf<Op>, QueryOf<Op>, JsonBody<Op>>
-  : never;
+type Call<Op extends OperationId> = Op extends OperationId ? CallOf<PathOf<Op>, QueryOf<Op>, JsonBody<Op>> : never;
 
-export type Handler<Op extends OperationId> = Op extends OperationId ? (call: Call<Op>) => Promise<Reply<Op>> : never;
+type Handler<Op extends OperationId> = Op extends OperationId ? (call: Call<Op>) => Promise<Reply<Op>> : never;
 
 /** The handler table: one entry per operation, each typed by its own operation. */
 export type OperationHandlers = { readonly [Op in OperationId]?: Handler<Op> };

@@ -23,8 +23,8 @@ export function loadOpenApiDocument(): OpenApiDocument {
   return cached;
 }
 
-export const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
+type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export interface OperationSpec {
   operationId: string;

@@ -13,7 +13,7 @@ import type { NextFunction, Request, Response } from "express";
 import { AppError, type FieldError } from "../errors.ts";
 
 export const BODY_MAX_DEPTH = 32;
-export const CUSTOM_ATTRIBUTES_MAX_DEPTH = 5;
+const CUSTOM_ATTRIBUTES_MAX_DEPTH = 5;
 /** PostgreSQL's limit on a UTC offset (its "time zone displacement"), tighter than RFC 3339's 23:59. */
 const MAX_OFFSET_MINUTES = 15 * 60 + 59;
 

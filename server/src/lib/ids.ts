@@ -4,7 +4,7 @@
  */
 import { monotonicFactory } from "ulid";
 
-export const ID_PREFIXES = {
+const ID_PREFIXES = {
   lead: "lead",
   conversation: "conv",
   message: "msg",

@@ -28,7 +28,7 @@ import {
 } from "./policy.ts";
 
 /** How long the limiters count in PostgreSQL after a Redis failure before they try Redis again. */
-export const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
+const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
 
 /** `Retry-After` of a decision the counters could not make. */
 const STORE_RETRY_AFTER_SECONDS = 5;

@@ -18,7 +18,7 @@ export type LimiterName =
   | "api-key"
   | "session";
 
-export type LimitKeyKind = "ip" | "email" | "api-key" | "user";
+type LimitKeyKind = "ip" | "email" | "api-key" | "user";
 
 export interface LimitRule {
   readonly name: LimiterName;
@@ -66,8 +66,6 @@ export const LIMIT_CHAINS = {
   apiKey: ["api-key"],
   session: ["session"],
 } as const satisfies Record<string, readonly LimiterName[]>;
-
-export type LimitChain = keyof typeof LIMIT_CHAINS;
 
 /** Configuration's changes to the rules: budgets of the request limiters, and short windows in tests. */
 export interface LimitOverrides {

@@ -25,7 +25,7 @@ const EXPIRY_DAYS = [
 
 const GROUPS = groupScopes();
 
-export const KEY_WARNING =
+const KEY_WARNING =
   "Copy the key now and keep it somewhere safe, such as a secrets manager: it will not be shown again.";
 
 function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSecret) => void; onCancel: () => void }) {

@@ -14,7 +14,7 @@ export function DeliveryStatus({ delivery }: { delivery: Delivery }) {
   return <span className={`badge ${tone}`}>{delivery.status}</span>;
 }
 
-export function lastResponse(delivery: Delivery): string {
+function lastResponse(delivery: Delivery): string {
   const last = delivery.attempts.at(-1);
   if (!last) return "—";
   return last.response_status === null ? (last.error ?? "no response") : String(last.response_status);

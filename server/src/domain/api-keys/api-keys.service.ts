@@ -17,7 +17,7 @@ const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toApiKey(row: store.ApiKeyRow): ApiKey {
+function toApiKey(row: store.ApiKeyRow): ApiKey {
   return {
     id: row.id,
     object: "api_key",

@@ -18,7 +18,7 @@ import type { ConnectionSettings } from "../../db/database.ts";
 import { startListener } from "../../db/listener.ts";
 import { type ApiKeyRow, findActiveByHash } from "./api-keys.store.ts";
 
-export const KEY_CHANGED_CHANNEL = "api_key_changed";
+const KEY_CHANGED_CHANNEL = "api_key_changed";
 const CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 

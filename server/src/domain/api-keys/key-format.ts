@@ -6,12 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 
-export const KEY_PREFIX = "sk_live_";
+const KEY_PREFIX = "sk_live_";
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 /** How much of the key lists show, to recognise it: the prefix and 4 characters. */
-export const DISPLAY_PREFIX_LENGTH = KEY_PREFIX.length + 4;
+const DISPLAY_PREFIX_LENGTH = KEY_PREFIX.length + 4;
 const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}([0-9A-Za-z]{${RANDOM_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 
 function base62(value: number, length: number): string {

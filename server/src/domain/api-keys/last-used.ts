@@ -6,7 +6,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import { recordLastUsed } from "./api-keys.store.ts";
 
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface LastUsedTracker {
   touch(keyId: string, storedLastUsedAt: Date | null, now?: Date): void;

@@ -11,8 +11,8 @@ import { accountExistsMail, resetMail, verificationMail } from "./auth.mail.ts";
 import { AUTH_QUEUES, type EmailJob, type RegisterJob } from "./auth.service.ts";
 import * as store from "./auth.store.ts";
 
-export const VERIFY_TOKEN_TTL_SECONDS = 24 * 3600;
-export const RESET_TOKEN_TTL_SECONDS = 3600;
+const VERIFY_TOKEN_TTL_SECONDS = 24 * 3600;
+const RESET_TOKEN_TTL_SECONDS = 3600;
 
 export interface AuthJobDeps {
   pool: pg.Pool;
@@ -21,7 +21,7 @@ export interface AuthJobDeps {
   logger: Logger;
 }
 
-export function authJobHandlers(deps: AuthJobDeps) {
+function authJobHandlers(deps: AuthJobDeps) {
   const issueVerification = async (email: string, registrationId: number) => {
     const token = randomToken();
     await store.insertToken(deps.pool, {

@@ -12,7 +12,7 @@ import { findSession, revokeSession, type SessionRow } from "./auth.store.ts";
 
 type Session = components["schemas"]["Session"];
 
-export function toSession(row: SessionRow, token: string): Session {
+function toSession(row: SessionRow, token: string): Session {
   return {
     object: "session",
     user: {

@@ -13,7 +13,7 @@ export interface Session extends SessionRow {
   readonly token: string;
 }
 
-export interface VerifiedSession {
+interface VerifiedSession {
   readonly principal: Principal;
   readonly session: Session;
   readonly csrfToken: string;

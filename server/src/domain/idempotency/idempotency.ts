@@ -14,7 +14,7 @@ import type pg from "pg";
 import { releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 
-export const IDEMPOTENCY_TTL_HOURS = 24;
+const IDEMPOTENCY_TTL_HOURS = 24;
 /** PostgreSQL's lock_not_available: lock_timeout ran out. */
 const LOCK_NOT_AVAILABLE = "55P03";
 /** How much longer than the lock wait the statement that waits may take. */
@@ -36,7 +36,7 @@ export interface IdempotencyContext {
 }
 
 /** JSON with object keys sorted, so that the same body serialised in another key order has the same fingerprint. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -47,7 +47,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-export function fingerprint(method: string, path: string, body: unknown): Buffer {
+function fingerprint(method: string, path: string, body: unknown): Buffer {
   return createHash("sha256")
     .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`)
     .digest();
