@@ -21,8 +21,17 @@ export function bareEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, LOG_LEVEL: "info", ...extra };
 }
 
-export async function runServer(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["server/dist/main.js", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+export async function runServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 120_000,
+  /** Options of node itself, e.g. `--cpu-prof` (which NODE_OPTIONS does not accept). */
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, "server/dist/main.js", ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const logs: Record<string, unknown>[] = [];
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
