@@ -55,6 +55,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 async function redisReady(redis: Redis, ms: number): Promise<boolean> {
   if (redis.status === "ready") return true;
   let timer: NodeJS.Timeout | undefined;
@@ -213,6 +215,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         error ? reject(error) : resolve(listening),
       );
     });
+    // Idle keep-alive connections stay open longer than the load balancers' and clients' own idle timeouts (60 s is
+    // common): a server that closes first races a client reusing the connection, whose request then fails with
+    // "other side closed". Node's default is 5 s; headersTimeout must stay above it.
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
     const address = server.address() as AddressInfo;
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     url = `http://${host}:${address.port}`;

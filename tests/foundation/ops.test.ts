@@ -13,6 +13,11 @@ describe("operational endpoints", () => {
     expect(response.headers.get("request-id")).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
+  it("keeps idle connections longer than a load balancer's 60 s, and says so (Keep-Alive: timeout=65)", async () => {
+    const response = await service().fetch("/health");
+    expect(response.headers.get("keep-alive")).toBe("timeout=65");
+  });
+
   it("answers /ready with 200 once PostgreSQL, the queue (and Redis when configured) answer", async () => {
     const response = await service().fetch("/ready");
     const body = (await response.json()) as { status: string; checks: Record<string, { ok: boolean }> };
