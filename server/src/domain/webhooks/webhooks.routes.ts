@@ -8,18 +8,18 @@ import type { OperationHandlers } from "../../http/operations.ts";
 import { newId } from "../../lib/ids.ts";
 import { type EventType, toEvent } from "../events/events.ts";
 import { type WriteOptions, workspaceOf, writeHandler } from "../v1.routes.ts";
-import * as deliveries from "./deliveries.ts";
+import * as deliveries from "./deliveries.service.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
-import * as webhooks from "./webhooks.ts";
+import * as webhooks from "./webhooks.service.ts";
 
 const param = (req: Request, name: string) => String(req.params[name]);
 
 export function webhookHandlers(
   prefix: "Webhooks" | "WorkspaceWebhooks",
-  options: WriteOptions & { urls: UrlCheckOptions; enqueue: deliveries.Enqueue },
+  options: WriteOptions & { urls: UrlCheckOptions },
 ): OperationHandlers {
-  const { pool, urls, enqueue } = options;
+  const { pool, urls } = options;
   const handlers: Record<string, OperationHandlers[keyof OperationHandlers]> = {
     async list(req, res) {
       res.status(200).json(await webhooks.listWebhooks(pool, workspaceOf(res), req.query as QueryOf<"Webhooks_list">));
@@ -62,13 +62,7 @@ export function webhookHandlers(
         data: sampleObject(type),
         created_at: new Date(),
       });
-      const [id] = await deliveries.insertDeliveries(db, enqueue, {
-        workspaceId: ws,
-        webhookIds: [webhookId],
-        eventId,
-        eventType: type,
-        payload: JSON.stringify(envelope),
-      });
+      const [id] = await deliveries.sendEvent(db, envelope, [webhookId]);
       return { status: 202, body: await deliveries.getDelivery(db, ws, webhookId, id as string) };
     }),
     async listDeliveries(req, res) {
@@ -94,7 +88,7 @@ export function webhookHandlers(
     },
     redeliver: writeHandler(options, async (db, ws, req) => ({
       status: 202,
-      body: await deliveries.redeliver(db, enqueue, ws, param(req, "webhook_id"), param(req, "delivery_id")),
+      body: await deliveries.redeliver(db, ws, param(req, "webhook_id"), param(req, "delivery_id")),
     })),
   };
   return Object.fromEntries(
