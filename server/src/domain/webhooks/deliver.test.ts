@@ -98,7 +98,11 @@ describe("one POST", () => {
       if (req.url === "/big") res.writeHead(503, { "retry-after": "7" }).end("x".repeat(10_000));
       else if (req.url === "/moved") res.writeHead(302, { location: "https://elsewhere.example/" }).end();
       else if (req.url === "/silent") req.resume();
-      else res.writeHead(204).end();
+      else if (req.url === "/trickle") {
+        res.writeHead(200);
+        const drip = setInterval(() => res.write("."), 20);
+        res.on("close", () => clearInterval(drip));
+      } else res.writeHead(204).end();
     });
     server.listen(0, "127.0.0.1");
     await once(server, "listening");
@@ -123,6 +127,12 @@ describe("one POST", () => {
   it("answers without a status when the receiver does not answer in time", async () => {
     const answer = await post(`${base}/silent`, {}, "{}", http(200));
     expect(answer).toMatchObject({ status: undefined, error: "no answer within 200 ms" });
+  });
+
+  it("ends at its deadline while the receiver trickles its answer, keeping the status", async () => {
+    const answer = await post(`${base}/trickle`, {}, "{}", http(300));
+    expect(answer).toMatchObject({ status: 200, error: expect.stringMatching(/^answer cut off after \d+ ms$/) });
+    expect(answer.durationMs).toBeLessThan(1_000);
   });
 
   it("refuses a private address unless allowed", async () => {

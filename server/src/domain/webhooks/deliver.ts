@@ -128,14 +128,22 @@ export async function deliver(target: Target, http: DeliveryHttp, schedule: read
   };
 }
 
-/** One HTTP POST; never throws: every failure is an answer without a status. */
+/**
+ * One HTTP POST; never throws: every failure is an answer, without a status when none came. `timeoutMs` bounds the
+ * whole attempt, not only a silence (Node's `timeout` option): a receiver that trickles its answer must not hold the
+ * attempt past its lease (worker.ts), nor the worker's batch with it.
+ */
 export function post(url: string, headers: Record<string, string>, body: string, http: DeliveryHttp): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
     let settled = false;
+    /** The answer so far, once its head has come. */
+    let answered: (() => Omit<Answer, "durationMs">) | undefined;
+    const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${http.timeoutMs} ms`)), http.timeoutMs);
     const finish = (answer: Omit<Answer, "durationMs">) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       resolve({ ...answer, durationMs: Math.round(performance.now() - started) });
     };
     const req = request(
@@ -145,7 +153,6 @@ export function post(url: string, headers: Record<string, string>, body: string,
         headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
         agent: http.agent,
         lookup: http.lookup,
-        timeout: http.timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -154,24 +161,30 @@ export function post(url: string, headers: Record<string, string>, body: string,
           if (size < RESPONSE_BODY_LIMIT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - size));
           size += chunk.length;
         });
-        const done = () =>
-          finish({
-            status: res.statusCode,
-            retryAfter: res.headers["retry-after"],
-            body: Buffer.concat(chunks).toString("utf8"),
-            error:
-              res.statusCode && res.statusCode >= 300 && res.statusCode < 400
-                ? `redirect to ${res.headers.location ?? "?"} not followed`
-                : null,
-          });
+        const answer = (): Omit<Answer, "durationMs"> => ({
+          status: res.statusCode,
+          retryAfter: res.headers["retry-after"],
+          body: Buffer.concat(chunks).toString("utf8"),
+          error:
+            res.statusCode && res.statusCode >= 300 && res.statusCode < 400
+              ? `redirect to ${res.headers.location ?? "?"} not followed`
+              : res.complete
+                ? null
+                : `answer cut off after ${Math.round(performance.now() - started)} ms`,
+        });
+        answered = answer;
+        const done = () => finish(answer());
         res.on("end", done);
+        // Cut off (the deadline, or the receiver closing early): the status stands, the body is what came.
         res.on("error", done);
+        res.on("close", done);
       },
     );
-    req.on("timeout", () => {
-      req.destroy(new Error(`no answer within ${http.timeoutMs} ms`));
-    });
-    req.on("error", (error) => finish({ status: undefined, retryAfter: undefined, body: null, error: error.message }));
+    req.on("error", (error) => finish(answered?.() ?? noAnswer(error.message)));
     req.end(body);
   });
+}
+
+function noAnswer(error: string): Omit<Answer, "durationMs"> {
+  return { status: undefined, retryAfter: undefined, body: null, error };
 }
