@@ -21,10 +21,9 @@ import { authHandlers } from "./domain/auth/auth.routes.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
 import { sessionVerifier } from "./domain/auth/verify-session.ts";
-import { eventRecorder } from "./domain/events/events.ts";
 import { leadHandlers } from "./domain/leads/leads.routes.ts";
 import { v1Handlers } from "./domain/v1.routes.ts";
-import { createEnqueue, DELIVERY_QUEUE } from "./domain/webhooks/deliveries.ts";
+import { recordEvent } from "./domain/webhooks/record.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
 import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
 import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
@@ -135,15 +134,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
 
   const limiters = createLimiters({ redis, pool: db.pool, config, logger });
   const lastUsed = createLastUsedTracker(db.pool, logger);
-  await queue.createQueue(DELIVERY_QUEUE);
-  const enqueue = createEnqueue(queue, { timeoutMs: config.webhookTimeoutMs });
   const urls = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   const worker = runWorker
     ? await startDeliveryWorker({
         pool: db.pool,
-        queue,
         settings: db.settings,
-        enqueue,
         logger,
         urls,
         schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
@@ -180,7 +175,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       registrationMode: config.registrationMode,
       scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
     });
-    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: eventRecorder(enqueue) };
+    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: recordEvent };
     const consoleBuild = findConsoleBuild();
     if (!consoleBuild) logger.warn("the console is not built (npm run build): / answers 404");
     const app = createApp({
@@ -207,7 +202,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         ...apiKeyHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
         ...leadHandlers(writes),
         ...v1Handlers(writes),
-        ...webhookHandlers({ ...writes, urls, enqueue }),
+        ...webhookHandlers({ ...writes, urls }),
       },
     });
     server = await new Promise<Server>((resolve, reject) => {

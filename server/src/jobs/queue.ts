@@ -1,6 +1,7 @@
 /**
- * The job queue: pg-boss on the same PostgreSQL, so that a job can be enqueued in the transaction of the change
- * that causes it (pg-boss 10 `send(..., { db })`).
+ * The job queue of the account flows (domain/auth/auth.jobs.ts): pg-boss on the same PostgreSQL, with its own retries.
+ * Webhook deliveries do not go through it: their table is their queue, and their schedule the one owner of their
+ * retries (domain/webhooks/worker.ts).
  */
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
@@ -23,8 +24,6 @@ export async function startQueue(
     // Maintenance and cron scheduling belong to workers; API-only processes only enqueue.
     supervise: options.worker,
     schedule: options.worker,
-    // Expired active jobs (a worker killed mid-job) are found at maintenance: every 15 s, not pg-boss's 2 minutes.
-    maintenanceIntervalSeconds: 15,
   });
   // pg-boss only queries through pool.query (which handles a lost connection); its maintenance loop reports each
   // failed round here. A database outage is a warning: the loop tries again by itself.

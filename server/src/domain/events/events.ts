@@ -1,6 +1,7 @@
 /**
  * Events: written in the transaction of the change they describe (no event without its change, no change without
- * its event), listed and read through `/v1/events`, and delivered by webhooks.
+ * its event), listed and read through `/v1/events`, and delivered by webhooks (which import this module; it imports
+ * nothing of theirs).
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
@@ -8,7 +9,6 @@ import { fetchPage } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
-import { type Enqueue, fanOut } from "../webhooks/deliveries.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Event = components["schemas"]["Event"];
@@ -37,25 +37,20 @@ export function toEvent(row: EventRow): Event {
   } as Event;
 }
 
-/** Records an event in the caller's transaction, with its webhook deliveries. */
+/**
+ * Records an event in the caller's transaction, with its webhook deliveries; returns the event's id. Writes are given
+ * `recordEvent` of webhooks/record.ts.
+ */
 export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: object) => Promise<string>;
 
-/**
- * @example
- * const record = eventRecorder(createEnqueue(queue));
- * await record(client, workspaceId, "lead.captured", { object: lead });
- */
-export function eventRecorder(enqueue: Enqueue): RecordEvent {
-  return async (db, workspaceId, type, data) => {
-    const { rows } = await db.query<EventRow>({
-      name: "insert-event",
-      text: "INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING *",
-      values: [newId("event"), workspaceId, type, JSON.stringify(data)],
-    });
-    const row = rows[0] as EventRow;
-    await fanOut(db, enqueue, { id: row.id, workspaceId, type, envelope: toEvent(row) });
-    return row.id;
-  };
+/** Writes the event row in the caller's transaction and returns its envelope. */
+export async function insertEvent(db: Db, workspaceId: string, type: EventType, data: object): Promise<Event> {
+  const { rows } = await db.query<EventRow>({
+    name: "insert-event",
+    text: "INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING *",
+    values: [newId("event"), workspaceId, type, JSON.stringify(data)],
+  });
+  return toEvent(rows[0] as EventRow);
 }
 
 export async function listEvents(

@@ -19,6 +19,18 @@ export function signOne(secret: string, id: string, timestamp: string, body: str
 }
 
 /**
+ * The secrets that sign now: the current one, and the previous one during its overlap after a rotation (ARCHITECTURE:
+ * "the old secret keeps signing for 24 h").
+ */
+export function signingSecrets(
+  webhook: { secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null },
+  now = Date.now(),
+): string[] {
+  const { secret, previous_secret: previous, previous_secret_expires_at: until } = webhook;
+  return previous && until && until.getTime() > now ? [secret, previous] : [secret];
+}
+
+/**
  * The signature header value for every secret that signs (the current one first).
  *
  * @example

@@ -8,15 +8,13 @@ import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
 import { newId } from "../../lib/ids.ts";
 import { type EventType, toEvent } from "../events/events.ts";
-import * as deliveries from "./deliveries.ts";
+import * as deliveries from "./deliveries.service.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
-import * as webhooks from "./webhooks.ts";
+import * as webhooks from "./webhooks.service.ts";
 
-export function webhookHandlers(
-  deps: WriteDeps & { pool: pg.Pool; urls: UrlCheckOptions; enqueue: deliveries.Enqueue },
-): OperationHandlers {
-  const { pool, urls, enqueue } = deps;
+export function webhookHandlers(deps: WriteDeps & { pool: pg.Pool; urls: UrlCheckOptions }): OperationHandlers {
+  const { pool, urls } = deps;
   const handlers = {
     Webhooks_list: async ({ principal, query }) => ({
       status: 200,
@@ -55,13 +53,7 @@ export function webhookHandlers(
         data: sampleObject(type),
         created_at: new Date(),
       });
-      const [id] = await deliveries.insertDeliveries(db, enqueue, {
-        workspaceId: ws,
-        webhookIds: [params.webhook_id],
-        eventId,
-        eventType: type,
-        payload: JSON.stringify(envelope),
-      });
+      const [id] = await deliveries.sendEvent(db, envelope, [params.webhook_id]);
       return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),
     Webhooks_listDeliveries: async ({ principal, params, query }) => {
@@ -77,7 +69,7 @@ export function webhookHandlers(
     }),
     Webhooks_redeliver: write(deps, async ({ principal, params }, db) => ({
       status: 202,
-      body: await deliveries.redeliver(db, enqueue, principal.workspaceId, params.webhook_id, params.delivery_id),
+      body: await deliveries.redeliver(db, principal.workspaceId, params.webhook_id, params.delivery_id),
     })),
   } satisfies OperationHandlers;
   return {

@@ -1,0 +1,238 @@
+/**
+ * All SQL of the delivery pipeline: deliveries, their attempts, and the health of their subscriptions
+ * (`failing_since`, and `enabled` / `disabled_reason` when delivery disables one; webhooks.store.ts owns the rest).
+ *
+ * The `deliveries` table is also the work queue. A delivery is due when it is pending, its `next_attempt_at` has come
+ * and it has no live lease; `claimDue` leases due deliveries to one worker (`FOR UPDATE SKIP LOCKED`, so workers in
+ * several processes never take the same one), and `recordOutcome` ends the lease. worker.ts says which failure each of
+ * these columns guards.
+ */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import { fetchPage } from "../../db/pages.ts";
+import type { Health, Outcome, Target } from "./deliver.ts";
+import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+type Delivery = components["schemas"]["Delivery"];
+
+/** Notified in the transaction that makes deliveries: the workers wake when it commits, not at their next poll. */
+export const WORK_CHANNEL = "webhook_work";
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: Delivery["event_type"];
+  status: Delivery["status"];
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  started_at: Date;
+  duration_ms: number;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface SentEvent {
+  event_id: string;
+  event_type: Delivery["event_type"];
+  payload: string;
+}
+
+/** A claimed delivery with what its attempt needs of the subscription. */
+export interface DueDelivery extends Target {
+  enabled: boolean;
+}
+
+const DELIVERY_COLUMNS =
+  "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
+
+/** The enabled subscriptions of a workspace to an event type. */
+export async function subscribersTo(db: Db, workspaceId: string, type: Delivery["event_type"]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>({
+    name: "webhooks-for-event",
+    text: "SELECT id FROM webhooks WHERE workspace_id = $1 AND enabled AND $2 = ANY(events)",
+    values: [workspaceId, type],
+  });
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Writes deliveries of one body, due at once, and wakes the workers at commit. They are written in the caller's
+ * transaction: a rolled-back change sends nothing, a committed one is never lost.
+ */
+export async function insertDeliveries(
+  db: Db,
+  input: {
+    workspaceId: string;
+    eventId: string;
+    eventType: Delivery["event_type"];
+    payload: string;
+    deliveries: { id: string; webhookId: string }[];
+  },
+): Promise<void> {
+  if (input.deliveries.length === 0) return;
+  await db.query(
+    `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
+     SELECT d.id, $1, d.webhook_id, $4, $5, $6, 'pending', now()
+       FROM unnest($2::text[], $3::text[]) AS d(id, webhook_id)`,
+    [
+      input.workspaceId,
+      input.deliveries.map((delivery) => delivery.id),
+      input.deliveries.map((delivery) => delivery.webhookId),
+      input.eventId,
+      input.eventType,
+      input.payload,
+    ],
+  );
+  await db.query(`SELECT pg_notify('${WORK_CHANNEL}', '')`);
+}
+
+/** A delivery's event as it was sent: the body is fixed when the delivery is made, so a redelivery signs the same bytes. */
+export async function findSentEvent(
+  db: Db,
+  workspaceId: string,
+  webhookId: string,
+  id: string,
+): Promise<SentEvent | undefined> {
+  const { rows } = await db.query<SentEvent>(
+    "SELECT event_id, event_type, payload FROM deliveries WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3",
+    [workspaceId, webhookId, id],
+  );
+  return rows[0];
+}
+
+export async function findDelivery(
+  db: Db,
+  workspaceId: string,
+  webhookId: string,
+  id: string,
+): Promise<DeliveryRow | undefined> {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3`,
+    [workspaceId, webhookId, id],
+  );
+  return rows[0];
+}
+
+/** One page of a subscription's deliveries, newest first (`limit + 1` rows: the extra one says another page follows). */
+export function pageOfDeliveries(
+  db: Db,
+  workspaceId: string,
+  webhookId: string,
+  page: { limit: number; after: string | undefined; status: Delivery["status"] | undefined },
+): Promise<DeliveryRow[]> {
+  return fetchPage<DeliveryRow>(db, {
+    select: `SELECT ${DELIVERY_COLUMNS} FROM deliveries`,
+    workspaceId,
+    filters: [
+      ["webhook_id = ?", webhookId],
+      ["status = ?", page.status],
+    ],
+    limit: page.limit,
+    after: page.after,
+  });
+}
+
+export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  const { rows } = await db.query<AttemptRow>(
+    "SELECT * FROM delivery_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, attempt",
+    [deliveryIds],
+  );
+  return rows;
+}
+
+/**
+ * Leases up to `limit` due deliveries to the caller for `leaseSeconds` and returns them with their subscriptions. A
+ * delivery whose lease ran out (its attempt never got recorded) is due again.
+ */
+export async function claimDue(db: Db, options: { limit: number; leaseSeconds: number }): Promise<DueDelivery[]> {
+  const { rows } = await db.query<DueDelivery>({
+    name: "claim-due-deliveries",
+    text: `WITH due AS (
+             SELECT id FROM deliveries
+              WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
+              ORDER BY next_attempt_at LIMIT $1
+                FOR UPDATE SKIP LOCKED
+           ), leased AS (
+             UPDATE deliveries d SET leased_until = now() + make_interval(secs => $2)
+               FROM due WHERE d.id = due.id
+             RETURNING d.id, d.webhook_id, d.attempt_count, d.event_id, d.event_type, d.payload
+           )
+           SELECT leased.*, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at
+             FROM leased JOIN webhooks w ON w.id = leased.webhook_id`,
+    values: [options.limit, options.leaseSeconds],
+  });
+  return rows;
+}
+
+/** A delivery whose subscription was disabled after it was made fails without an attempt. */
+export async function abandon(db: Db, deliveryId: string): Promise<void> {
+  await db.query(
+    `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL, updated_at = now()
+      WHERE id = $1`,
+    [deliveryId],
+  );
+}
+
+/**
+ * Writes a classified attempt (run it in one transaction): the attempt, the delivery's next state (which ends its
+ * lease; a retry is due at `next_attempt_at`), and the subscription's health.
+ */
+export async function recordOutcome(db: Db, outcome: Outcome): Promise<void> {
+  const { attempt, next } = outcome;
+  await db.query(
+    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    [
+      outcome.deliveryId,
+      attempt.number,
+      attempt.startedAt,
+      attempt.durationMs,
+      attempt.status,
+      attempt.body,
+      attempt.error,
+    ],
+  );
+  await db.query(
+    `UPDATE deliveries SET status = $2, attempt_count = $3, updated_at = now(), leased_until = NULL,
+            next_attempt_at = CASE WHEN $4::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $4::float8) END
+      WHERE id = $1`,
+    [outcome.deliveryId, next.status, attempt.number, next.status === "pending" ? next.delaySeconds : null],
+  );
+  await keepHealth(db, outcome.webhookId, outcome.health);
+}
+
+/** The subscription's health after an answer: a failing streak starts, goes on, or ends; 410 disables at once. */
+async function keepHealth(db: Db, webhookId: string, health: Health): Promise<void> {
+  switch (health) {
+    case "healthy":
+      await db.query("UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL", [
+        webhookId,
+      ]);
+      return;
+    case "gone":
+      await db.query(
+        "UPDATE webhooks SET enabled = false, disabled_reason = 'endpoint_gone', updated_at = now() WHERE id = $1",
+        [webhookId],
+      );
+      return;
+    case "failing":
+      await db.query("UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1", [webhookId]);
+      await db.query(
+        `UPDATE webhooks SET enabled = false, disabled_reason = 'failing', updated_at = now()
+          WHERE id = $1 AND failing_since < now() - make_interval(secs => $2)`,
+        [webhookId, DISABLE_AFTER_FAILING_MS / 1000],
+      );
+      return;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Webhook subscriptions: their rules and their wire shape. Served under /v1/webhooks (API key) and
+ * /api/workspace/webhooks (session) alike; the SQL is in webhooks.store.ts.
+ */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import { AppError } from "../../errors.ts";
+import { decodeCursor, toPage } from "../../lib/cursor.ts";
+import { newId } from "../../lib/ids.ts";
+import { newWebhookSecret } from "./signature.ts";
+import { checkWebhookUrl, type UrlCheckOptions } from "./ssrf.ts";
+import * as store from "./webhooks.store.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+export type Webhook = components["schemas"]["Webhook"];
+export type WebhookWithSecret = components["schemas"]["WebhookWithSecret"];
+export type WebhookCreate = components["schemas"]["WebhookCreate"];
+export type WebhookUpdate = components["schemas"]["WebhookUpdate"];
+
+const WEBHOOK_ID = /^wh_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** How long the previous secret keeps signing after a rotation. */
+export const SECRET_OVERLAP_HOURS = 24;
+/** Subscriptions per workspace. */
+export const MAX_WEBHOOKS = 20;
+
+export function toWebhook(row: store.WebhookRow): Webhook {
+  return {
+    id: row.id,
+    object: "webhook",
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    secret_rotated_at: row.secret_rotated_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function notFound(id: string): AppError {
+  return new AppError("WEBHOOK_NOT_FOUND", { detail: `No webhook subscription ${id} in this workspace.` });
+}
+
+/** Locks the subscription for the caller's transaction (a test send, a change, a rotation). */
+export async function lockWebhook(db: Db, workspaceId: string, id: string): Promise<store.WebhookRow> {
+  const row = await store.findWebhook(db, workspaceId, id, { forUpdate: true });
+  if (!row) throw notFound(id);
+  return row;
+}
+
+export async function getWebhook(db: Db, workspaceId: string, id: string): Promise<Webhook> {
+  const row = await store.findWebhook(db, workspaceId, id);
+  if (!row) throw notFound(id);
+  return toWebhook(row);
+}
+
+export async function listWebhooks(db: Db, workspaceId: string, query: { limit?: number; cursor?: string }) {
+  const limit = query.limit ?? 20;
+  const rows = await store.pageOfWebhooks(db, workspaceId, { limit, after: decodeCursor(query.cursor, WEBHOOK_ID) });
+  const page = toPage(rows, limit);
+  return { ...page, data: page.data.map(toWebhook) };
+}
+
+export async function createWebhook(
+  db: Db,
+  workspaceId: string,
+  input: WebhookCreate,
+  urls: UrlCheckOptions,
+): Promise<WebhookWithSecret> {
+  await checkWebhookUrl(input.url, urls);
+  if ((await store.countWebhooks(db, workspaceId)) >= MAX_WEBHOOKS) {
+    throw new AppError("RESOURCE_LIMIT_REACHED", {
+      detail: `A workspace has at most ${MAX_WEBHOOKS} webhook subscriptions.`,
+    });
+  }
+  const enabled = input.enabled ?? true;
+  const row = await store.insertWebhook(db, {
+    id: newId("webhook"),
+    workspace_id: workspaceId,
+    url: input.url,
+    events: input.events,
+    description: input.description ?? null,
+    enabled,
+    disabled_reason: enabled ? null : "manual",
+    secret: newWebhookSecret(),
+  });
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+export async function updateWebhook(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  patch: WebhookUpdate,
+  urls: UrlCheckOptions,
+): Promise<Webhook> {
+  await lockWebhook(db, workspaceId, id);
+  if (patch.url !== undefined) await checkWebhookUrl(patch.url, urls);
+  const changes: store.WebhookChanges = { ...patch };
+  // Enabling again starts afresh (the failing streak too); disabling by hand says so.
+  if (patch.enabled === true) {
+    changes.disabled_reason = null;
+    changes.failing_since = null;
+  }
+  if (patch.enabled === false) changes.disabled_reason = "manual";
+  const row = await store.updateWebhook(db, workspaceId, id, changes);
+  if (!row) throw notFound(id);
+  return toWebhook(row);
+}
+
+export async function deleteWebhook(db: Db, workspaceId: string, id: string): Promise<void> {
+  if (!(await store.deleteWebhook(db, workspaceId, id))) throw notFound(id);
+}
+
+/** A new secret; the previous one keeps signing, beside it, for SECRET_OVERLAP_HOURS. */
+export async function rotateSecret(db: Db, workspaceId: string, id: string): Promise<WebhookWithSecret> {
+  await lockWebhook(db, workspaceId, id);
+  const row = await store.rotateSecret(db, workspaceId, id, newWebhookSecret(), SECRET_OVERLAP_HOURS);
+  if (!row) throw notFound(id);
+  return { ...toWebhook(row), secret: row.secret };
+}

@@ -1,0 +1,125 @@
+/**
+ * SQL of webhook subscriptions, every query scoped to a workspace. The health columns that delivery writes
+ * (`failing_since`; `enabled` when a 410 or 5 failing days disable one) are written in deliveries.store.ts.
+ */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import { fetchPage, updateRow } from "../../db/pages.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+type Webhook = components["schemas"]["Webhook"];
+
+export interface WebhookRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: Webhook["events"];
+  description: string | null;
+  enabled: boolean;
+  disabled_reason: Webhook["disabled_reason"];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  secret_rotated_at: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a PATCH may change (with the health that re-enabling resets). */
+export type WebhookChanges = Partial<
+  Pick<WebhookRow, "url" | "events" | "description" | "enabled" | "disabled_reason" | "failing_since">
+>;
+const UPDATABLE = ["url", "events", "description", "enabled", "disabled_reason", "failing_since"] as const;
+
+export async function findWebhook(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<WebhookRow | undefined> {
+  const { rows } = await db.query<WebhookRow>(
+    `SELECT * FROM webhooks WHERE workspace_id = $1 AND id = $2${options.forUpdate ? " FOR UPDATE" : ""}`,
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
+/** One page, newest first (`limit + 1` rows: the extra one says another page follows). */
+export function pageOfWebhooks(
+  db: Db,
+  workspaceId: string,
+  page: { limit: number; after: string | undefined },
+): Promise<WebhookRow[]> {
+  return fetchPage<WebhookRow>(db, {
+    select: "SELECT * FROM webhooks",
+    workspaceId,
+    filters: [],
+    limit: page.limit,
+    after: page.after,
+  });
+}
+
+export async function countWebhooks(db: Db, workspaceId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1", [
+    workspaceId,
+  ]);
+  return rows[0]?.n ?? 0;
+}
+
+export async function insertWebhook(
+  db: Db,
+  webhook: Pick<
+    WebhookRow,
+    "id" | "workspace_id" | "url" | "events" | "description" | "enabled" | "disabled_reason" | "secret"
+  >,
+): Promise<WebhookRow> {
+  const { rows } = await db.query<WebhookRow>(
+    `INSERT INTO webhooks (id, workspace_id, url, events, description, enabled, disabled_reason, secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [
+      webhook.id,
+      webhook.workspace_id,
+      webhook.url,
+      webhook.events,
+      webhook.description,
+      webhook.enabled,
+      webhook.disabled_reason,
+      webhook.secret,
+    ],
+  );
+  // INSERT … RETURNING without a conflict clause returns its one row or throws.
+  return rows[0] as WebhookRow;
+}
+
+export function updateWebhook(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  changes: WebhookChanges,
+): Promise<WebhookRow | undefined> {
+  return updateRow<WebhookRow>(db, "webhooks", workspaceId, id, changes, UPDATABLE);
+}
+
+/** True when a row was deleted. */
+export async function deleteWebhook(db: Db, workspaceId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query("DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Puts `secret` in place; the current one becomes the previous one, which keeps signing for `overlapHours`. */
+export async function rotateSecret(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  secret: string,
+  overlapHours: number,
+): Promise<WebhookRow | undefined> {
+  const { rows } = await db.query<WebhookRow>(
+    `UPDATE webhooks SET previous_secret = secret, secret = $3,
+            previous_secret_expires_at = now() + make_interval(hours => $4), secret_rotated_at = now(), updated_at = now()
+      WHERE workspace_id = $1 AND id = $2 RETURNING *`,
+    [workspaceId, id, secret, overlapHours],
+  );
+  return rows[0];
+}
