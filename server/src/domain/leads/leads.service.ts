@@ -75,3 +75,8 @@ export async function updateLead(db: Db, workspaceId: string, id: string, patch:
 export function deleteLead(db: Db, workspaceId: string, id: string): Promise<void> {
   return store.deleteLeadRow(db, workspaceId, id);
 }
+
+/** 404 `LEAD_NOT_FOUND` unless the lead a conversation or ticket points at is in the workspace; none is fine. */
+export async function requireLead(db: Db, workspaceId: string, id: string | null | undefined): Promise<void> {
+  if (id) await store.findLeadRow(db, workspaceId, id);
+}
