@@ -21,8 +21,10 @@ import { authHandlers } from "./domain/auth/auth.routes.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
 import { sessionVerifier } from "./domain/auth/verify-session.ts";
+import { conversationHandlers } from "./domain/conversations/conversations.routes.ts";
+import { eventHandlers } from "./domain/events/events.routes.ts";
 import { leadHandlers } from "./domain/leads/leads.routes.ts";
-import { v1Handlers } from "./domain/v1.routes.ts";
+import { ticketHandlers } from "./domain/tickets/tickets.routes.ts";
 import { recordEvent } from "./domain/webhooks/record.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
 import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
@@ -201,7 +203,9 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         ...workspaceHandlers(),
         ...apiKeyHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
         ...leadHandlers(writes),
-        ...v1Handlers(writes),
+        ...conversationHandlers(writes),
+        ...ticketHandlers(writes),
+        ...eventHandlers(writes),
         ...webhookHandlers({ ...writes, urls }),
       },
     });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { migrate } from "../../server/src/db/migrate.ts";
 import { withTransaction } from "../../server/src/db/transaction.ts";
-import { toEvent } from "../../server/src/domain/events/events.ts";
+import { toEvent } from "../../server/src/domain/events/events.service.ts";
 import type { Outcome } from "../../server/src/domain/webhooks/deliver.ts";
 import { sendEvent } from "../../server/src/domain/webhooks/deliveries.service.ts";
 import { abandon, claimDue, recordOutcome } from "../../server/src/domain/webhooks/deliveries.store.ts";

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { ConnectionSettings } from "../db/database.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 
-export const QUEUE_SCHEMA = "pgboss";
+const QUEUE_SCHEMA = "pgboss";
 
 export async function startQueue(
   settings: ConnectionSettings,

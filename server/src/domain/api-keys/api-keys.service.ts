@@ -1,9 +1,9 @@
 /** API keys of a workspace: created with scopes, shown once, stored as a hash, revocable and rotatable. */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
+import type { PageParams } from "../../db/pages.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
-import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { sha256 } from "../../lib/secrets.ts";
 import * as store from "./api-keys.store.ts";
@@ -13,8 +13,6 @@ export type ApiKey = components["schemas"]["ApiKey"];
 export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type Scope = components["schemas"]["Scope"];
 
-const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
-
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 function toApiKey(row: store.ApiKeyRow): ApiKey {
@@ -23,7 +21,7 @@ function toApiKey(row: store.ApiKeyRow): ApiKey {
     object: "api_key",
     name: row.name,
     prefix: row.prefix,
-    scopes: row.scopes as Scope[],
+    scopes: row.scopes,
     created_at: row.created_at.toISOString(),
     last_used_at: iso(row.last_used_at),
     expires_at: iso(row.expires_at),
@@ -31,9 +29,27 @@ function toApiKey(row: store.ApiKeyRow): ApiKey {
   };
 }
 
+/** The expiry a new key asks for (none: it never expires), or 400 `VALIDATION_FAILED` unless it is after `now`. */
+export function requestedExpiry(expiresAt: string | undefined, now: Date): Date | null {
+  const at = expiresAt ? new Date(expiresAt) : null;
+  if (at && at.getTime() <= now.getTime()) {
+    throw new AppError("VALIDATION_FAILED", {
+      errors: [{ path: "body.expires_at", message: "must be in the future" }],
+    });
+  }
+  return at;
+}
+
+/** 409 `INVALID_STATE_TRANSITION` unless the key still works at `now`: only a live key is rotated. */
+export function assertRotatable(key: Pick<store.ApiKeyRow, "revoked_at" | "expires_at">, now: Date): void {
+  if (key.revoked_at || (key.expires_at && key.expires_at.getTime() <= now.getTime())) {
+    throw new AppError("INVALID_STATE_TRANSITION", { detail: "A revoked or expired key cannot be rotated." });
+  }
+}
+
 async function insertNewKey(
   db: Pick<pg.PoolClient, "query">,
-  input: { workspaceId: string; name: string; scopes: string[]; expiresAt: Date | null; rotatedFrom?: string },
+  input: { workspaceId: string; name: string; scopes: Scope[]; expiresAt: Date | null; rotatedFrom?: string },
 ): Promise<ApiKeyWithSecret> {
   const key = generateApiKey();
   const row = await store.insertKey(db, {
@@ -60,21 +76,12 @@ export function createApiKeyService(pool: pg.Pool, options: { onKeyChanged?: (ke
       workspaceId: string,
       input: { name: string; scopes: Scope[]; expires_at?: string },
     ): Promise<ApiKeyWithSecret> {
-      const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-      if (expiresAt && expiresAt.getTime() <= Date.now()) {
-        throw new AppError("VALIDATION_FAILED", {
-          errors: [{ path: "body.expires_at", message: "must be in the future" }],
-        });
-      }
+      const expiresAt = requestedExpiry(input.expires_at, new Date());
       return insertNewKey(pool, { workspaceId, name: input.name, scopes: input.scopes, expiresAt });
     },
 
-    async list(workspaceId: string, query: { limit?: number; cursor?: string }) {
-      const limit = query.limit ?? 20;
-      const after = decodeCursor(query.cursor, KEY_ID);
-      const rows = await store.listKeys(pool, workspaceId, { limit, ...(after ? { after } : {}) });
-      const page = toPage(rows, limit);
-      return { ...page, data: page.data.map(toApiKey) };
+    list(workspaceId: string, query: PageParams) {
+      return store.listKeyRows(pool, workspaceId, query, toApiKey);
     },
 
     async get(workspaceId: string, id: string): Promise<ApiKey> {
@@ -93,9 +100,7 @@ export function createApiKeyService(pool: pg.Pool, options: { onKeyChanged?: (ke
       const fresh = await withTransaction(pool, async (client) => {
         const old = await store.getKey(client, workspaceId, id, true);
         if (!old) throw new AppError("API_KEY_NOT_FOUND");
-        if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= Date.now())) {
-          throw new AppError("INVALID_STATE_TRANSITION", { detail: "A revoked or expired key cannot be rotated." });
-        }
+        assertRotatable(old, new Date());
         const fresh = await insertNewKey(client, {
           workspaceId,
           name: old.name,

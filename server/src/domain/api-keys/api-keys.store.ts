@@ -1,5 +1,7 @@
 /** SQL of API keys. Every query is scoped to a workspace, except the lookup by secret hash. */
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
+import { listPage, type PageParams } from "../../db/pages.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 
@@ -8,7 +10,7 @@ export interface ApiKeyRow {
   workspace_id: string;
   name: string;
   prefix: string;
-  scopes: string[];
+  scopes: components["schemas"]["Scope"][];
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
@@ -25,7 +27,7 @@ export async function insertKey(
     name: string;
     prefix: string;
     secretHash: Buffer;
-    scopes: string[];
+    scopes: ApiKeyRow["scopes"];
     expiresAt: Date | null;
     rotatedFrom?: string;
   },
@@ -38,18 +40,14 @@ export async function insertKey(
   return rows[0] as ApiKeyRow;
 }
 
-export async function listKeys(
-  db: Db,
-  workspaceId: string,
-  options: { limit: number; after?: string },
-): Promise<ApiKeyRow[]> {
-  const { rows } = await db.query<ApiKeyRow>(
-    `SELECT ${COLUMNS} FROM api_keys
-      WHERE workspace_id = $1 AND ($2::text IS NULL OR id < $2)
-      ORDER BY id DESC LIMIT $3`,
-    [workspaceId, options.after ?? null, options.limit + 1],
+/** A page of the workspace's keys, newest first; never their hashes. */
+export function listKeyRows<Item>(db: Db, workspaceId: string, page: PageParams, toItem: (row: ApiKeyRow) => Item) {
+  return listPage(
+    db,
+    { select: `SELECT ${COLUMNS} FROM api_keys`, kind: "apiKey", workspaceId, filters: [] },
+    page,
+    toItem,
   );
-  return rows;
 }
 
 export async function getKey(

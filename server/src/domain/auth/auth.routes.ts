@@ -7,32 +7,8 @@ import { SESSION_COOKIE } from "../../http/authenticate.ts";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { clientIpKey } from "../../lib/client-ip.ts";
 import { sha256 } from "../../lib/secrets.ts";
-import { type AuthService, csrfTokenFor, SESSION_TTL_SECONDS } from "./auth.service.ts";
-import { findSession, revokeSession, type SessionRow } from "./auth.store.ts";
-
-type Session = components["schemas"]["Session"];
-
-function toSession(row: SessionRow, token: string): Session {
-  return {
-    object: "session",
-    user: {
-      id: row.user_id,
-      object: "user",
-      email: row.email,
-      name: row.name,
-      email_verified: true,
-      created_at: row.user_created_at.toISOString(),
-    },
-    workspace: {
-      id: row.workspace_id,
-      object: "workspace",
-      name: row.workspace_name,
-      created_at: row.workspace_created_at.toISOString(),
-    },
-    csrf_token: csrfTokenFor(token),
-    expires_at: row.expires_at.toISOString(),
-  };
-}
+import { type AuthService, SESSION_TTL_SECONDS, toSession } from "./auth.service.ts";
+import { findSession, revokeSession } from "./auth.store.ts";
 
 function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number): string {
   return [

@@ -4,6 +4,7 @@
  * the jobs (`auth.jobs.ts`). `clientKey` is the caller's rate-limit key (`clientIpKey`: the IPv4, or the IPv6 /64).
  */
 import { createHmac } from "node:crypto";
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import { withTransaction } from "../../db/transaction.ts";
@@ -79,6 +80,29 @@ function passwordProblem(password: string, email: EmailAddress): string | undefi
 /** The CSRF token of a session: an HMAC of its cookie value, so it needs no storage and dies with the session. */
 export function csrfTokenFor(sessionToken: string): string {
   return createHmac("sha256", sessionToken).update("csrf").digest("base64url");
+}
+
+/** A session as the console sees it: its user, its workspace, and the CSRF token that its writes must echo. */
+export function toSession(row: store.SessionRow, token: string): components["schemas"]["Session"] {
+  return {
+    object: "session",
+    user: {
+      id: row.user_id,
+      object: "user",
+      email: row.email,
+      name: row.name,
+      email_verified: true,
+      created_at: row.user_created_at.toISOString(),
+    },
+    workspace: {
+      id: row.workspace_id,
+      object: "workspace",
+      name: row.workspace_name,
+      created_at: row.workspace_created_at.toISOString(),
+    },
+    csrf_token: csrfTokenFor(token),
+    expires_at: row.expires_at.toISOString(),
+  };
 }
 
 export function createAuthService(deps: AuthDeps) {
@@ -198,10 +222,7 @@ export function createAuthService(deps: AuthDeps) {
       await withTransaction(deps.pool, async (client) => {
         const target = await store.consumeToken(client, sha256(input.token), "reset");
         if (!target?.user_id) throw new AppError("TOKEN_INVALID");
-        const { rows } = await client.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [
-          target.user_id,
-        ]);
-        const email = normalizeEmail(rows[0]?.email ?? "");
+        const email = normalizeEmail((await store.findUserEmail(client, target.user_id)) ?? "");
         const problem = email ? passwordProblem(input.password, email) : undefined;
         if (problem) throw new AppError("PASSWORD_TOO_WEAK", { errors: [{ path: "body.password", message: problem }] });
         await store.setPassword(client, target.user_id, await hashPassword(input.password, deps.scrypt));

@@ -28,6 +28,11 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
   return rows[0];
 }
 
+export async function findUserEmail(db: Db, userId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [userId]);
+  return rows[0]?.email;
+}
+
 export async function insertRegistration(
   db: Db,
   registration: { email: string; name: string | null; passwordHash: string; inviteCodeHash: Buffer | null },

@@ -2,7 +2,7 @@
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
-import type { RecordEvent } from "../events/events.ts";
+import type { RecordEvent } from "../events/events.service.ts";
 import * as leads from "./leads.service.ts";
 
 export function leadHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {

@@ -5,7 +5,7 @@
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type { PageParams } from "../../db/pages.ts";
-import type { RecordEvent } from "../events/events.ts";
+import type { RecordEvent } from "../events/events.service.ts";
 import type { LeadFilters, LeadRow, LeadValues } from "./leads.store.ts";
 import * as store from "./leads.store.ts";
 
@@ -74,4 +74,9 @@ export async function updateLead(db: Db, workspaceId: string, id: string, patch:
 
 export function deleteLead(db: Db, workspaceId: string, id: string): Promise<void> {
   return store.deleteLeadRow(db, workspaceId, id);
+}
+
+/** 404 `LEAD_NOT_FOUND` unless the lead a conversation or ticket points at is in the workspace; none is fine. */
+export async function requireLead(db: Db, workspaceId: string, id: string | null | undefined): Promise<void> {
+  if (id) await store.findLeadRow(db, workspaceId, id);
 }

@@ -45,8 +45,7 @@ export interface LeadFilters {
   updated_after?: string;
 }
 
-export const leadNotFound = (id: string) =>
-  new AppError("LEAD_NOT_FOUND", { detail: `No lead ${id} in this workspace.` });
+const leadNotFound = (id: string) => new AppError("LEAD_NOT_FOUND", { detail: `No lead ${id} in this workspace.` });
 
 /** The unique external_id as its 409, any other failure as it is. */
 function externalIdTaken(error: unknown): never {

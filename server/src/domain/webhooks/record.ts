@@ -6,7 +6,7 @@
  * It lives here, not in events/, so that the dependency points one way: webhooks know events; events know nothing of
  * webhooks.
  */
-import { insertEvent, type RecordEvent } from "../events/events.ts";
+import { insertEvent, type RecordEvent } from "../events/events.service.ts";
 import { fanOut } from "./deliveries.service.ts";
 
 /**

@@ -6,7 +6,7 @@
  */
 
 export const RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
-export const JITTER = 0.2;
+const JITTER = 0.2;
 /** A subscription whose deliveries all fail for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
 

@@ -5,14 +5,14 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 
-export const SECRET_PREFIX = "whsec_";
+const SECRET_PREFIX = "whsec_";
 
 /** `whsec_` and the base64 of 32 random bytes. */
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 }
 
-export function signOne(secret: string, id: string, timestamp: string, body: string): string {
+function signOne(secret: string, id: string, timestamp: string, body: string): string {
   if (!secret.startsWith(SECRET_PREFIX)) throw new Error("webhook secrets start with whsec_");
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), "base64");
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;

@@ -17,7 +17,7 @@ const lookupAll = promisify(dnsLookup) as (host: string, options: { all: true })
  * address they carry. A stack or a translator on the way may deliver to that IPv4 address, so `::127.0.0.1`
  * reaches loopback although ipaddr.js files it under plain unicast.
  */
-export function embeddedIPv4(address: ipaddr.IPv6): { form: string; ipv4: ipaddr.IPv4 } | undefined {
+function embeddedIPv4(address: ipaddr.IPv6): { form: string; ipv4: ipaddr.IPv4 } | undefined {
   const p = address.parts;
   const v4 = (high: number, low: number) => ipaddr.IPv4.parse(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
   const zero = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);

@@ -7,7 +7,7 @@ import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
 import { newId } from "../../lib/ids.ts";
-import { type EventType, toEvent } from "../events/events.ts";
+import { type EventType, toEvent } from "../events/events.service.ts";
 import * as deliveries from "./deliveries.service.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";

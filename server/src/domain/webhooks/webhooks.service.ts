@@ -19,11 +19,11 @@ export type WebhookUpdate = components["schemas"]["WebhookUpdate"];
 
 const WEBHOOK_ID = /^wh_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** How long the previous secret keeps signing after a rotation. */
-export const SECRET_OVERLAP_HOURS = 24;
+const SECRET_OVERLAP_HOURS = 24;
 /** Subscriptions per workspace. */
-export const MAX_WEBHOOKS = 20;
+const MAX_WEBHOOKS = 20;
 
-export function toWebhook(row: store.WebhookRow): Webhook {
+function toWebhook(row: store.WebhookRow): Webhook {
   return {
     id: row.id,
     object: "webhook",

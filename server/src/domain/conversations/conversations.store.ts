@@ -1,0 +1,174 @@
+/** All SQL of conversations and their messages. Every statement is scoped to a workspace. */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import { findInWorkspace, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+type Conversation = components["schemas"]["Conversation"];
+type Message = components["schemas"]["Message"];
+
+export interface ConversationRow {
+  id: string;
+  lead_id: string | null;
+  subject: string | null;
+  channel: Conversation["channel"];
+  state: Conversation["state"];
+  snoozed_until: Date | null;
+  assignee: string | null;
+  priority: Conversation["priority"];
+  last_message_at: Date | null;
+  message_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MessageRow {
+  id: string;
+  conversation_id: string;
+  author_type: Message["author"]["type"];
+  author_id: string | null;
+  body: string;
+  visibility: Message["visibility"];
+  created_at: Date;
+}
+
+/** The columns an update may set, as the service has checked them against the state moves. */
+export interface ConversationChanges {
+  subject?: string | null;
+  state?: ConversationRow["state"];
+  snoozed_until?: string | null;
+  assignee?: string | null;
+  priority?: ConversationRow["priority"];
+}
+
+const UPDATABLE = ["subject", "state", "snoozed_until", "assignee", "priority"];
+
+export interface ConversationFilters {
+  state?: ConversationRow["state"];
+  lead_id?: string;
+  assignee?: string;
+  created_after?: string;
+  updated_after?: string;
+}
+
+const conversationNotFound = (id: string) =>
+  new AppError("CONVERSATION_NOT_FOUND", { detail: `No conversation ${id} in this workspace.` });
+
+export function listConversationRows<Item>(
+  db: Db,
+  workspaceId: string,
+  filters: ConversationFilters,
+  page: PageParams,
+  toItem: (row: ConversationRow) => Item,
+) {
+  return listPage(
+    db,
+    {
+      select: "SELECT * FROM conversations",
+      kind: "conversation",
+      workspaceId,
+      filters: [
+        ["state = ?", filters.state],
+        ["lead_id = ?", filters.lead_id],
+        ["assignee = ?", filters.assignee],
+        ["created_at >= ?", filters.created_after],
+        ["updated_at >= ?", filters.updated_after],
+      ],
+    },
+    page,
+    toItem,
+  );
+}
+
+export function findConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
+  return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id));
+}
+
+/**
+ * The row, locked until the transaction ends: a state move reads the current state and writes the next one, and a
+ * new message bumps the count, so two concurrent writes must not both start from the same row.
+ */
+export async function lockConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
+  const { rows } = await db.query<ConversationRow>(
+    "SELECT * FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE",
+    [workspaceId, id],
+  );
+  if (!rows[0]) throw conversationNotFound(id);
+  return rows[0];
+}
+
+export async function insertConversationRow(
+  db: Db,
+  workspaceId: string,
+  values: Pick<ConversationRow, "lead_id" | "subject" | "channel" | "assignee" | "priority">,
+): Promise<string> {
+  const id = newId("conversation");
+  await db.query(
+    `INSERT INTO conversations (id, workspace_id, lead_id, subject, channel, state, assignee, priority)
+     VALUES ($1, $2, $3, $4, $5, 'open', $6, $7)`,
+    [id, workspaceId, values.lead_id, values.subject, values.channel, values.assignee, values.priority],
+  );
+  return id;
+}
+
+export async function updateConversationRow(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  changes: ConversationChanges,
+): Promise<ConversationRow> {
+  const row = await updateRow<ConversationRow>(db, "conversations", workspaceId, id, { ...changes }, UPDATABLE);
+  if (!row) throw conversationNotFound(id);
+  return row;
+}
+
+export function listMessageRows<Item>(
+  db: Db,
+  workspaceId: string,
+  conversationId: string,
+  page: PageParams,
+  toItem: (row: MessageRow) => Item,
+) {
+  return listPage(
+    db,
+    {
+      select: "SELECT * FROM messages",
+      kind: "message",
+      workspaceId,
+      filters: [["conversation_id = ?", conversationId]],
+    },
+    page,
+    toItem,
+  );
+}
+
+/** Adds a message and counts it on its conversation, in the caller's transaction. */
+export async function insertMessageRow(
+  db: Db,
+  workspaceId: string,
+  conversationId: string,
+  values: Pick<MessageRow, "author_type" | "author_id" | "body" | "visibility">,
+): Promise<MessageRow> {
+  const { rows } = await db.query<MessageRow>(
+    `INSERT INTO messages (id, workspace_id, conversation_id, author_type, author_id, body, visibility)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [
+      newId("message"),
+      workspaceId,
+      conversationId,
+      values.author_type,
+      values.author_id,
+      values.body,
+      values.visibility,
+    ],
+  );
+  const message = rows[0] as MessageRow;
+  await db.query(
+    `UPDATE conversations SET message_count = message_count + 1, last_message_at = $3, updated_at = now()
+      WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, conversationId, message.created_at],
+  );
+  return message;
+}

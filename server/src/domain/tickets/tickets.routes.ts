@@ -1,0 +1,28 @@
+/** HTTP handlers of `/v1/tickets`. Reads use the pool; writes run through `write` (one transaction, idempotent). */
+import type pg from "pg";
+import type { OperationHandlers } from "../../http/handler-types.ts";
+import { type WriteDeps, write } from "../../http/write.ts";
+import type { RecordEvent } from "../events/events.service.ts";
+import * as tickets from "./tickets.service.ts";
+
+export function ticketHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {
+  const { pool } = deps;
+  return {
+    Tickets_list: async ({ principal, query }) => ({
+      status: 200,
+      body: await tickets.listTickets(pool, principal.workspaceId, query),
+    }),
+    Tickets_get: async ({ principal, params }) => ({
+      status: 200,
+      body: await tickets.getTicket(pool, principal.workspaceId, params.ticket_id),
+    }),
+    Tickets_create: write(deps, async ({ principal, body }, db) => ({
+      status: 201,
+      body: await tickets.createTicket(db, principal.workspaceId, body, deps.record),
+    })),
+    Tickets_update: write(deps, async ({ principal, params, body }, db) => ({
+      status: 200,
+      body: await tickets.updateTicket(db, principal.workspaceId, params.ticket_id, body, deps.record),
+    })),
+  };
+}

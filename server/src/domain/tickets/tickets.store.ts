@@ -1,0 +1,171 @@
+/** All SQL of tickets and their per-workspace numbers. Every statement is scoped to a workspace. */
+import type { components } from "@service/spec/schema";
+import type pg from "pg";
+import { findInWorkspace, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
+
+type Db = Pick<pg.PoolClient, "query">;
+type Ticket = components["schemas"]["Ticket"];
+
+export interface TicketRow {
+  id: string;
+  number: number;
+  subject: string;
+  description: string | null;
+  status: Ticket["status"];
+  priority: Ticket["priority"];
+  lead_id: string | null;
+  conversation_id: string | null;
+  assignee: string | null;
+  tags: string[];
+  due_at: Date | null;
+  solved_at: Date | null;
+  closed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns of a ticket that a change can touch; `ticket.updated` names its changed fields after them. */
+export const TICKET_FIELDS = [
+  "subject",
+  "description",
+  "status",
+  "priority",
+  "lead_id",
+  "conversation_id",
+  "assignee",
+  "tags",
+  "due_at",
+  "solved_at",
+  "closed_at",
+] as const;
+
+export type TicketField = (typeof TICKET_FIELDS)[number];
+
+/** Values of those columns as a write sets them (timestamps as ISO text, tags de-duplicated). */
+export interface TicketChanges {
+  subject?: string;
+  description?: string | null;
+  status?: TicketRow["status"];
+  priority?: TicketRow["priority"];
+  lead_id?: string | null;
+  conversation_id?: string | null;
+  assignee?: string | null;
+  tags?: string[];
+  due_at?: string | null;
+  solved_at?: string | null;
+  closed_at?: string | null;
+}
+
+export interface TicketFilters {
+  status?: TicketRow["status"];
+  priority?: TicketRow["priority"];
+  lead_id?: string;
+  assignee?: string;
+  created_after?: string;
+  updated_after?: string;
+}
+
+const ticketNotFound = (id: string) =>
+  new AppError("TICKET_NOT_FOUND", { detail: `No ticket ${id} in this workspace.` });
+
+export function listTicketRows<Item>(
+  db: Db,
+  workspaceId: string,
+  filters: TicketFilters,
+  page: PageParams,
+  toItem: (row: TicketRow) => Item,
+) {
+  return listPage(
+    db,
+    {
+      select: "SELECT * FROM tickets",
+      kind: "ticket",
+      workspaceId,
+      filters: [
+        ["status = ?", filters.status],
+        ["priority = ?", filters.priority],
+        ["lead_id = ?", filters.lead_id],
+        ["assignee = ?", filters.assignee],
+        ["created_at >= ?", filters.created_after],
+        ["updated_at >= ?", filters.updated_after],
+      ],
+    },
+    page,
+    toItem,
+  );
+}
+
+export function findTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
+  return findInWorkspace<TicketRow>(db, "tickets", workspaceId, id, () => ticketNotFound(id));
+}
+
+/** The row, locked until the transaction ends: a change compares with it and records its previous values. */
+export async function lockTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
+  const { rows } = await db.query<TicketRow>("SELECT * FROM tickets WHERE workspace_id = $1 AND id = $2 FOR UPDATE", [
+    workspaceId,
+    id,
+  ]);
+  if (!rows[0]) throw ticketNotFound(id);
+  return rows[0];
+}
+
+/**
+ * The workspace's next ticket number. The counter row's lock serialises concurrent creations until the transaction
+ * ends, and a rolled-back creation gives its number back: numbers have no gaps.
+ */
+export async function nextTicketNumber(db: Db, workspaceId: string): Promise<number> {
+  const { rows } = await db.query<{ last_number: number }>(
+    `INSERT INTO ticket_counters (workspace_id, last_number) VALUES ($1, 1)
+     ON CONFLICT (workspace_id) DO UPDATE SET last_number = ticket_counters.last_number + 1
+     RETURNING last_number`,
+    [workspaceId],
+  );
+  if (!rows[0]) throw new Error("the ticket counter returned no row");
+  return rows[0].last_number;
+}
+
+/** A new ticket; `solved_at` or `closed_at` is stamped when it is created in that status. */
+export async function insertTicketRow(
+  db: Db,
+  workspaceId: string,
+  number: number,
+  values: Required<Omit<TicketChanges, "solved_at" | "closed_at">>,
+): Promise<TicketRow> {
+  const { rows } = await db.query<TicketRow>(
+    `INSERT INTO tickets (id, workspace_id, number, subject, description, status, priority, lead_id, conversation_id,
+                          assignee, tags, due_at, solved_at, closed_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+             CASE WHEN $6 = 'solved' THEN now() END, CASE WHEN $6 = 'closed' THEN now() END)
+     RETURNING *`,
+    [
+      newId("ticket"),
+      workspaceId,
+      number,
+      values.subject,
+      values.description,
+      values.status,
+      values.priority,
+      values.lead_id,
+      values.conversation_id,
+      values.assignee,
+      values.tags,
+      values.due_at,
+    ],
+  );
+  return rows[0] as TicketRow;
+}
+
+/** Writes the named `fields` of `changes` (only those: the service names the fields that really change). */
+export async function updateTicketRow(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  changes: TicketChanges,
+  fields: readonly TicketField[],
+): Promise<TicketRow> {
+  const row = await updateRow<TicketRow>(db, "tickets", workspaceId, id, { ...changes }, fields);
+  if (!row) throw ticketNotFound(id);
+  return row;
+}
