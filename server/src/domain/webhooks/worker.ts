@@ -7,10 +7,11 @@
  *     (5 s … 24 h, jittered, at least the receiver's Retry-After) and the delivery is due again then. It guards a
  *     receiver that is down, slow or refusing. Nothing else retries a delivery.
  *   - Recovery has one path, the lease: a claim sets `leased_until` to the attempt's deadline plus
- *     LEASE_MARGIN_SECONDS, and recording the outcome clears it. A lease that runs out means an attempt that was never
- *     recorded: the process died mid-attempt (SIGKILL, out of memory, a lost machine) or PostgreSQL failed between the
- *     POST and its record. The delivery is then due again and the next claim, in any process, takes it: at least once,
- *     and receivers deduplicate by `webhook-id`.
+ *     LEASE_MARGIN_SECONDS, and recording the outcome clears it (deliver.ts ends every attempt at its deadline, so a
+ *     live attempt never outlasts its lease). A lease that runs out means an attempt that was never recorded: the
+ *     process died mid-attempt (SIGKILL, out of memory, a lost machine) or PostgreSQL failed between the POST and its
+ *     record. The delivery is then due again and the next claim, in any process, takes it: at least once, and
+ *     receivers deduplicate by `webhook-id`.
  *   - The claim's `FOR UPDATE SKIP LOCKED` guards against two processes taking the same delivery.
  *   - The poll (POLL_INTERVAL_MS) guards against a missed wake-up: a notification sent while the LISTEN connection was
  *     down, or a retry or a run-out lease that no timer of this process knows of (another process's, or from before a
