@@ -21,7 +21,7 @@ export interface PageQuery {
 }
 
 /** Fetches `limit + 1` rows newest first (the extra row tells whether another page follows). */
-export async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
+async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
   const values: unknown[] = [query.workspaceId];
   const conditions = ["workspace_id = $1"];
   for (const [sql, value] of query.filters) {

@@ -6,7 +6,6 @@
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
-import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import * as store from "./deliveries.store.ts";
 
@@ -14,8 +13,6 @@ type Db = Pick<pg.PoolClient, "query">;
 export type Delivery = components["schemas"]["Delivery"];
 /** The envelope as the contract defines it (the events module builds it; this one only sends it). */
 type Event = components["schemas"]["Event"];
-
-const DELIVERY_ID = /^dlv_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Delivery {
   return {
@@ -77,13 +74,7 @@ export async function listDeliveries(
   webhookId: string,
   query: { limit?: number; cursor?: string; status?: Delivery["status"] },
 ) {
-  const limit = query.limit ?? 20;
-  const rows = await store.pageOfDeliveries(db, workspaceId, webhookId, {
-    limit,
-    after: decodeCursor(query.cursor, DELIVERY_ID),
-    status: query.status,
-  });
-  const page = toPage(rows, limit);
+  const page = await store.listDeliveryRows(db, workspaceId, webhookId, query);
   return { ...page, data: await withAttempts(db, page.data) };
 }
 

@@ -9,7 +9,7 @@
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import { fetchPage } from "../../db/pages.ts";
+import { listPage, type PageParams } from "../../db/pages.ts";
 import type { Health, Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 
@@ -123,23 +123,27 @@ export async function findDelivery(
   return rows[0];
 }
 
-/** One page of a subscription's deliveries, newest first (`limit + 1` rows: the extra one says another page follows). */
-export function pageOfDeliveries(
+/** One page of a subscription's deliveries, newest first, as the list envelope (of rows). */
+export function listDeliveryRows(
   db: Db,
   workspaceId: string,
   webhookId: string,
-  page: { limit: number; after: string | undefined; status: Delivery["status"] | undefined },
-): Promise<DeliveryRow[]> {
-  return fetchPage<DeliveryRow>(db, {
-    select: `SELECT ${DELIVERY_COLUMNS} FROM deliveries`,
-    workspaceId,
-    filters: [
-      ["webhook_id = ?", webhookId],
-      ["status = ?", page.status],
-    ],
-    limit: page.limit,
-    after: page.after,
-  });
+  page: PageParams & { status?: Delivery["status"] | undefined },
+) {
+  return listPage(
+    db,
+    {
+      select: `SELECT ${DELIVERY_COLUMNS} FROM deliveries`,
+      kind: "delivery",
+      workspaceId,
+      filters: [
+        ["webhook_id = ?", webhookId],
+        ["status = ?", page.status],
+      ],
+    },
+    page,
+    (row: DeliveryRow) => row,
+  );
 }
 
 export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {

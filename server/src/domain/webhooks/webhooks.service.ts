@@ -4,8 +4,8 @@
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
+import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
-import { decodeCursor, toPage } from "../../lib/cursor.ts";
 import { newId } from "../../lib/ids.ts";
 import { newWebhookSecret } from "./signature.ts";
 import { checkWebhookUrl, type UrlCheckOptions } from "./ssrf.ts";
@@ -17,7 +17,6 @@ export type WebhookWithSecret = components["schemas"]["WebhookWithSecret"];
 export type WebhookCreate = components["schemas"]["WebhookCreate"];
 export type WebhookUpdate = components["schemas"]["WebhookUpdate"];
 
-const WEBHOOK_ID = /^wh_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** How long the previous secret keeps signing after a rotation. */
 const SECRET_OVERLAP_HOURS = 24;
 /** Subscriptions per workspace. */
@@ -55,11 +54,8 @@ export async function getWebhook(db: Db, workspaceId: string, id: string): Promi
   return toWebhook(row);
 }
 
-export async function listWebhooks(db: Db, workspaceId: string, query: { limit?: number; cursor?: string }) {
-  const limit = query.limit ?? 20;
-  const rows = await store.pageOfWebhooks(db, workspaceId, { limit, after: decodeCursor(query.cursor, WEBHOOK_ID) });
-  const page = toPage(rows, limit);
-  return { ...page, data: page.data.map(toWebhook) };
+export function listWebhooks(db: Db, workspaceId: string, query: PageParams) {
+  return store.listWebhookRows(db, workspaceId, query, toWebhook);
 }
 
 export async function createWebhook(

@@ -4,7 +4,7 @@
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import { fetchPage, updateRow } from "../../db/pages.ts";
+import { listPage, type PageParams, updateRow } from "../../db/pages.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 type Webhook = components["schemas"]["Webhook"];
@@ -45,19 +45,14 @@ export async function findWebhook(
   return rows[0];
 }
 
-/** One page, newest first (`limit + 1` rows: the extra one says another page follows). */
-export function pageOfWebhooks(
+/** One page of the workspace's subscriptions, newest first, as the list envelope. */
+export function listWebhookRows<Item>(
   db: Db,
   workspaceId: string,
-  page: { limit: number; after: string | undefined },
-): Promise<WebhookRow[]> {
-  return fetchPage<WebhookRow>(db, {
-    select: "SELECT * FROM webhooks",
-    workspaceId,
-    filters: [],
-    limit: page.limit,
-    after: page.after,
-  });
+  page: PageParams,
+  toItem: (row: WebhookRow) => Item,
+) {
+  return listPage(db, { select: "SELECT * FROM webhooks", kind: "webhook", workspaceId, filters: [] }, page, toItem);
 }
 
 export async function countWebhooks(db: Db, workspaceId: string): Promise<number> {
