@@ -5,7 +5,7 @@
  */
 import { AppError } from "../errors.ts";
 
-function encodeCursor(lastId: string): string {
+export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ v: 1, id: lastId }), "utf8").toString("base64url");
 }
 

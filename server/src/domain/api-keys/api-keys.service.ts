@@ -15,7 +15,7 @@ export type Scope = components["schemas"]["Scope"];
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function toApiKey(row: store.ApiKeyRow): ApiKey {
+export function toApiKey(row: store.ApiKeyRow): ApiKey {
   return {
     id: row.id,
     object: "api_key",

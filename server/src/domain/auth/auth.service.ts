@@ -70,7 +70,7 @@ function rejectOrThrottle(decision: LimitDecision): LimitedAnswer {
 }
 
 /** A small password policy beyond length: not the address itself, not a run of one or two characters. */
-function passwordProblem(password: string, email: EmailAddress): string | undefined {
+export function passwordProblem(password: string, email: EmailAddress): string | undefined {
   const lower = password.toLowerCase();
   if (lower === email.address || lower === email.address.split("@")[0]) return "must not be the e-mail address";
   if (new Set(password).size < 4) return "must use at least 4 different characters";
