@@ -19,6 +19,7 @@ import { authHandlers } from "./domain/auth/auth.routes.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
 import { eventRecorder } from "./domain/events/events.ts";
+import { registerIdempotencyPruning } from "./domain/idempotency/prune.ts";
 import { v1Handlers } from "./domain/v1.routes.ts";
 import { createEnqueue, DELIVERY_QUEUE } from "./domain/webhooks/deliveries.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
@@ -102,6 +103,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     { work: runWorker },
   );
 
+  const pruning = await registerIdempotencyPruning(queue, { pool: db.pool, logger }, { work: runWorker });
   const limiters = createLimiters({ redis, pool: db.pool, config, logger });
   const lastUsed = createLastUsedTracker(db.pool, logger);
   await queue.createQueue(DELIVERY_QUEUE);
@@ -200,6 +202,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       }
       await metricsServer?.close();
       await worker?.stop();
+      pruning.stop();
       await lastUsed.stop();
       await keys.stop();
       await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });
