@@ -10,9 +10,10 @@ import type PgBoss from "pg-boss";
 import { withTransaction } from "../../server/src/db/transaction.ts";
 import { eventRecorder } from "../../server/src/domain/events/events.ts";
 import { createLead } from "../../server/src/domain/leads/leads.ts";
-import { createEnqueue } from "../../server/src/domain/webhooks/deliveries.ts";
+import { createEnqueue, DELIVERY_QUEUE } from "../../server/src/domain/webhooks/deliveries.ts";
 import { newWebhookSecret } from "../../server/src/domain/webhooks/signature.ts";
 import { MAX_WEBHOOKS } from "../../server/src/domain/webhooks/webhooks.ts";
+import { QUEUE_SCHEMA } from "../../server/src/jobs/queue.ts";
 import { newId } from "../../server/src/lib/ids.ts";
 
 /** Events recorded one at a time and timed (BEGIN to COMMIT), then requests through the API, also timed. */
@@ -91,4 +92,22 @@ export async function recordFanOuts(input: {
     }),
   );
   return { direct, http, pending: await pendingNow(), fillSeconds: (performance.now() - filling) / 1000 };
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of the selection of pg-boss 10's fetch (src/plans.js fetchNextJob), rolled back. */
+export async function explainFetch(pool: pg.Pool): Promise<string> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const { rows } = await client.query<{ "QUERY PLAN": string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) SELECT id, singleton_key, policy FROM ${QUEUE_SCHEMA}.job
+        WHERE name = $1 AND state < 'active' AND start_after < now()
+        ORDER BY priority desc, created_on, id LIMIT 50 FOR UPDATE SKIP LOCKED`,
+      [DELIVERY_QUEUE],
+    );
+    return rows.map((row) => row["QUERY PLAN"]).join("\n");
+  } finally {
+    await client.query("ROLLBACK");
+    client.release();
+  }
 }
