@@ -4,9 +4,11 @@
  * one lead by id. The filtered lead and the lead read by id are the same rows at every size (rows 5,002 and
  * 5,000 of the workspace, among the first 10,000 seeded), so that only the table around them grows.
  */
+import { availableParallelism } from "node:os";
 import type pg from "pg";
 import { getLead, listLeads } from "../../server/src/domain/leads/leads.ts";
 import { type LoadResult, load } from "./load.ts";
+import { cpuBetween, snapshot } from "./scale-cpu.ts";
 import { captureQueries, executionMs, explain } from "./scale-plans.ts";
 import { seededLead } from "./scale-seed.ts";
 
@@ -24,6 +26,10 @@ export interface LeadScenario {
   plan: string;
   /** Execution time in PostgreSQL, from the plan. */
   dbMs: number;
+  /** CPU ms per request of the API process and the database's backends. */
+  cpuPerRequest: number;
+  /** The share of the machine's cores that other processes used meanwhile. */
+  othersBusy: number;
 }
 
 interface Page {
@@ -37,6 +43,8 @@ export async function measureLeads(input: {
   auth: Record<string, string>;
   workspaceId: string;
   rows: number;
+  /** The API process, whose CPU time is measured. */
+  apiPid: number | undefined;
 }): Promise<LeadScenario[]> {
   const { pool, url, auth, workspaceId } = input;
   const get = async <T>(path: string): Promise<T> => {
@@ -96,17 +104,24 @@ export async function measureLeads(input: {
   const results: LeadScenario[] = [];
   for (const scenario of scenarios) {
     if (!scenario.expect(await get<Page>(scenario.path))) throw new Error(`unexpected answer to ${scenario.path}`);
+    const name = `${scenario.scenario}, ${input.rows.toLocaleString("en-US")} rows`;
+    const request = () => ({ method: "GET" as const, path: scenario.path, headers: auth });
+    await load(name, url, request, { durationSeconds: 1, warmUpSeconds: 0 }); // warm-up
     // The machine is shared: other work only ever slows a round down, so the best of three is the closest to the
-    // figure of this code and this data alone.
+    // figure of this code and this data alone. The CPU time per request (the API process and the database's
+    // backends, over all rounds) is the work itself, whatever the neighbours do.
+    const from = await snapshot(pool, { API: input.apiPid });
     let result: LoadResult | undefined;
+    let requests = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const name = `${scenario.scenario}, ${input.rows.toLocaleString("en-US")} rows`;
-      const request = () => ({ method: "GET" as const, path: scenario.path, headers: auth });
-      const next = await load(name, url, request, { durationSeconds: 3, warmUpSeconds: round === 0 ? 1 : 0 });
+      const next = await load(name, url, request, { durationSeconds: 3, warmUpSeconds: 0 });
+      requests += next.requests;
       if (!result || next.p99 < result.p99 || (next.p99 === result.p99 && next.perSecond > result.perSecond)) {
         result = next;
       }
     }
+    const used = cpuBetween(from, await snapshot(pool, { API: input.apiPid }));
+    const cpuPerRequest = ((used.processes.API ?? 0) + used.backends) / Math.max(1, requests);
     const [query] = await captureQueries(scenario.sql);
     if (!query) throw new Error(`no query recorded for ${scenario.scenario}`);
     const plan = await explain(pool, query);
@@ -116,6 +131,8 @@ export async function measureLeads(input: {
       sql: query.text,
       plan,
       dbMs: executionMs(plan),
+      cpuPerRequest,
+      othersBusy: used.others / (used.wallMs * availableParallelism()),
     });
   }
   return results;
