@@ -23,6 +23,7 @@ import { createDisposableCheck } from "./domain/auth/disposable.ts";
 import { sessionVerifier } from "./domain/auth/verify-session.ts";
 import { conversationHandlers } from "./domain/conversations/conversations.routes.ts";
 import { eventHandlers } from "./domain/events/events.routes.ts";
+import { registerIdempotencyPruning } from "./domain/idempotency/prune.ts";
 import { leadHandlers } from "./domain/leads/leads.routes.ts";
 import { ticketHandlers } from "./domain/tickets/tickets.routes.ts";
 import { recordEvent } from "./domain/webhooks/record.ts";
@@ -134,6 +135,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     { work: runWorker },
   );
 
+  const pruning = await registerIdempotencyPruning(queue, { pool: db.pool, logger }, { work: runWorker });
   const limiters = createLimiters({ redis, pool: db.pool, config, logger });
   const lastUsed = createLastUsedTracker(db.pool, logger);
   const urls = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
@@ -245,6 +247,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       }
       await metricsServer?.close();
       await worker?.stop();
+      pruning.stop();
       await lastUsed.stop();
       await keys.stop();
       await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });

@@ -29,10 +29,19 @@ export interface LoadOptions {
   durationSeconds?: number;
   /** Measure this process's CPU time (user + system, from /proc) over the run. */
   pid?: number;
+  /**
+   * Requests per second over all connections (an open rate, as real clients send), instead of a closed loop that
+   * saturates the server: latency then measures the service time under that load, not the queue in front of it.
+   */
+  rate?: number;
+  /** End the measured run when this settles instead of after `durationSeconds` (a load that lasts while work runs). */
+  until?: Promise<unknown>;
+  /** The unmeasured warm-up (default 1 s; 0 skips it). */
+  warmUpSeconds?: number;
 }
 
 /** CPU time of a process so far, in ms (Linux /proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -45,24 +54,40 @@ export async function load(
   options: LoadOptions = {},
 ): Promise<LoadResult> {
   const first = make();
-  const run = (duration: number) =>
-    autocannon({
-      url,
-      connections: options.connections ?? 32,
-      duration,
-      method: first.method,
-      requests: [
+  const run = (duration: number, until?: Promise<unknown>) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(
         {
-          setupRequest: (request) => {
-            const next = make();
-            return { ...request, method: next.method, path: next.path, headers: next.headers ?? {}, body: next.body };
-          },
+          url,
+          connections: options.connections ?? 32,
+          duration,
+          method: first.method,
+          ...(options.rate ? { overallRate: options.rate } : {}),
+          requests: [
+            {
+              setupRequest: (request) => {
+                const next = make();
+                return {
+                  ...request,
+                  method: next.method,
+                  path: next.path,
+                  headers: next.headers ?? {},
+                  body: next.body,
+                };
+              },
+            },
+          ],
         },
-      ],
+        (error, result) => (error ? reject(error) : resolve(result)),
+      );
+      const stop = () => instance.stop();
+      until?.then(stop, stop);
     });
-  await run(1); // warm-up: JIT, pools and caches, not measured
+  const warmUp = options.warmUpSeconds ?? 1;
+  if (warmUp > 0) await run(warmUp); // warm-up: JIT, pools and caches, not measured
   const cpuBefore = options.pid ? cpuMs(options.pid) : 0;
-  const result = await run(options.durationSeconds ?? 5);
+  // An open-ended run lasts until `until` settles (an hour at most).
+  const result = await (options.until ? run(3_600, options.until) : run(options.durationSeconds ?? 5));
   const cpu = options.pid ? cpuMs(options.pid) - cpuBefore : undefined;
   const requests = result.requests.total;
   return {

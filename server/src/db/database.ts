@@ -61,9 +61,32 @@ function createPool(settings: ConnectionSettings, options: { max: number; logger
     application_name: options.name,
   });
   const lost = (error: Error) => options.logger.warn({ err: error }, "PostgreSQL connection lost");
-  pool.on("connect", (client) => client.on("error", lost));
+  const open = new Set<pg.Client>();
+  pool.on("connect", (client) => {
+    client.on("error", lost);
+    open.add(client);
+    client.once("end", () => open.delete(client));
+  });
   pool.on("error", lost);
+  openConnections.set(pool, open);
   return pool;
+}
+
+const openConnections = new WeakMap<pg.Pool, Set<pg.Client>>();
+
+/**
+ * Ends a pool made by `createPool` and waits until every one of its connections has closed. `pool.end()` resolves as
+ * soon as it has asked each client to end, before PostgreSQL has seen their Terminate: an embedded PostgreSQL
+ * stopped right then still counts them as clients and ends them with 57P01, one "connection lost" warning each.
+ */
+async function endPool(pool: pg.Pool): Promise<void> {
+  // A client leaves the set when its socket has closed ("end"), whatever closed it. (Not events.once: it rejects on
+  // an "error" first, and an error while closing is no reason to stop waiting.)
+  const closing = [...(openConnections.get(pool) ?? [])].map(
+    (client) => new Promise((resolve) => client.once("end", resolve)),
+  );
+  await pool.end();
+  await Promise.all(closing);
 }
 
 export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<Database> {
@@ -78,7 +101,7 @@ export async function openDatabase(config: DatabaseConfig, logger: Logger): Prom
     settings,
     embedded: embedded !== undefined,
     async close() {
-      await pool.end();
+      await endPool(pool);
       await embedded?.stop();
     },
   };

@@ -20,7 +20,7 @@ export type WebhookUpdate = components["schemas"]["WebhookUpdate"];
 /** How long the previous secret keeps signing after a rotation. */
 const SECRET_OVERLAP_HOURS = 24;
 /** Subscriptions per workspace. */
-const MAX_WEBHOOKS = 20;
+export const MAX_WEBHOOKS = 20;
 
 function toWebhook(row: store.WebhookRow): Webhook {
   return {
