@@ -86,15 +86,19 @@ export async function seedOtherWorkspaces(
   pool: pg.Pool,
   input: { count: number; rows: number; baseMs: number; spanMs: number },
 ): Promise<void> {
+  const stepMs = Math.max(1, Math.floor(input.spanMs / input.rows));
   for (let w = 1; w <= input.count; w++) {
     const workspaceId = idAt("ws", input.baseMs + w);
     await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, $2)", [workspaceId, `Other ${w}`]);
+    // Each workspace shifted by a fraction of a step, so that their rows interleave evenly instead of all 100
+    // landing on the same instants.
+    const baseMs = input.baseMs + Math.floor((w * stepMs) / (input.count + 1));
     await seedLeads(pool, {
       workspaceId,
       emailPrefix: `w${w}.lead`,
       from: 0,
       to: input.rows,
-      timeline: { baseMs: input.baseMs + w, stepMs: Math.max(1, Math.floor(input.spanMs / input.rows)) },
+      timeline: { baseMs, stepMs },
     });
   }
 }

@@ -75,18 +75,26 @@ function createPool(settings: ConnectionSettings, options: { max: number; logger
 const openConnections = new WeakMap<pg.Pool, Set<pg.Client>>();
 
 /**
- * Ends a pool made by `createPool` and waits until every one of its connections has closed. `pool.end()` resolves as
- * soon as it has asked each client to end, before PostgreSQL has seen their Terminate: an embedded PostgreSQL
- * stopped right then still counts them as clients and ends them with 57P01, one "connection lost" warning each.
+ * Ends a pool made by `createPool` and waits until its connections have closed, for `waitMs` at most (a frozen server
+ * never closes them). `pool.end()` resolves as soon as it has asked each client to end, before PostgreSQL has seen
+ * their Terminate: an embedded PostgreSQL stopped right then still counts them as clients and ends them with 57P01,
+ * one "connection lost" warning each.
  */
-async function endPool(pool: pg.Pool): Promise<void> {
+async function endPool(pool: pg.Pool, waitMs: number): Promise<void> {
   // A client leaves the set when its socket has closed ("end"), whatever closed it. (Not events.once: it rejects on
   // an "error" first, and an error while closing is no reason to stop waiting.)
   const closing = [...(openConnections.get(pool) ?? [])].map(
     (client) => new Promise((resolve) => client.once("end", resolve)),
   );
   await pool.end();
-  await Promise.all(closing);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(closing),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<Database> {
@@ -101,7 +109,7 @@ export async function openDatabase(config: DatabaseConfig, logger: Logger): Prom
     settings,
     embedded: embedded !== undefined,
     async close() {
-      await endPool(pool);
+      await endPool(pool, config.dbConnectTimeoutMs);
       await embedded?.stop();
     },
   };

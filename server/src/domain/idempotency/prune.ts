@@ -103,8 +103,14 @@ export async function registerIdempotencyPruning(
   });
   await queue.schedule(PRUNE_QUEUE, PRUNE_CRON);
   await queue.work(PRUNE_QUEUE, { pollingIntervalSeconds: 10 }, async () => {
-    const result = await pruneExpiredKeys(deps.pool, { signal: stopping.signal });
-    if (result.deleted > 0) deps.logger.info(result, "expired idempotency keys pruned");
+    try {
+      const result = await pruneExpiredKeys(deps.pool, { signal: stopping.signal });
+      if (result.deleted > 0) deps.logger.info(result, "expired idempotency keys pruned");
+    } catch (error) {
+      // pg-boss records the failed job without a log line; the next minute's run tries again.
+      deps.logger.warn({ err: error }, "pruning expired idempotency keys failed");
+      throw error;
+    }
   });
   return { stop: () => stopping.abort() };
 }
