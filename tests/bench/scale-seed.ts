@@ -90,9 +90,10 @@ export async function seedOtherWorkspaces(
   for (let w = 1; w <= input.count; w++) {
     const workspaceId = idAt("ws", input.baseMs + w);
     await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, $2)", [workspaceId, `Other ${w}`]);
-    // Each workspace shifted by a fraction of a step, so that their rows interleave evenly instead of all 100
-    // landing on the same instants.
-    const baseMs = input.baseMs + Math.floor((w * stepMs) / (input.count + 1));
+    // Each workspace shifted back by a fraction of a step, so that their rows interleave evenly instead of all 100
+    // landing on the same instants, and none is newer than the end of the timeline (the large workspace's newest
+    // rows: a shift forward put every workspace's newest row after them, 100 rows in front of its first page).
+    const baseMs = input.baseMs - Math.floor((w * stepMs) / (input.count + 1));
     await seedLeads(pool, {
       workspaceId,
       emailPrefix: `w${w}.lead`,
