@@ -85,10 +85,13 @@ export async function findInWorkspace<Row>(
   workspaceId: string,
   id: string,
   notFound: () => AppError,
+  /** Lock the row until the transaction ends (a write that reads, then changes it). */
+  options: { forUpdate?: boolean } = {},
 ): Promise<Row> {
+  const lock = options.forUpdate ? " FOR UPDATE" : "";
   const { rows } = await db.query<Row & pg.QueryResultRow>({
-    name: `find-${table}`,
-    text: `SELECT * FROM ${table} WHERE workspace_id = $1 AND id = $2`,
+    name: `find-${table}${options.forUpdate ? "-for-update" : ""}`,
+    text: `SELECT * FROM ${table} WHERE workspace_id = $1 AND id = $2${lock}`,
     values: [workspaceId, id],
   });
   if (!rows[0]) throw notFound();

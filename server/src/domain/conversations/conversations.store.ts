@@ -90,13 +90,10 @@ export function findConversationRow(db: Db, workspaceId: string, id: string): Pr
  * The row, locked until the transaction ends: a state move reads the current state and writes the next one, and a
  * new message bumps the count, so two concurrent writes must not both start from the same row.
  */
-export async function lockConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
-  const { rows } = await db.query<ConversationRow>(
-    "SELECT * FROM conversations WHERE workspace_id = $1 AND id = $2 FOR UPDATE",
-    [workspaceId, id],
-  );
-  if (!rows[0]) throw conversationNotFound(id);
-  return rows[0];
+export function lockConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
+  return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id), {
+    forUpdate: true,
+  });
 }
 
 export async function insertConversationRow(

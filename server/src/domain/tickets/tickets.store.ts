@@ -102,13 +102,8 @@ export function findTicketRow(db: Db, workspaceId: string, id: string): Promise<
 }
 
 /** The row, locked until the transaction ends: a change compares with it and records its previous values. */
-export async function lockTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
-  const { rows } = await db.query<TicketRow>("SELECT * FROM tickets WHERE workspace_id = $1 AND id = $2 FOR UPDATE", [
-    workspaceId,
-    id,
-  ]);
-  if (!rows[0]) throw ticketNotFound(id);
-  return rows[0];
+export function lockTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
+  return findInWorkspace<TicketRow>(db, "tickets", workspaceId, id, () => ticketNotFound(id), { forUpdate: true });
 }
 
 /**
