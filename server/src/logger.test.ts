@@ -1,7 +1,12 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import pg from "pg";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "./logger.ts";
+import { createLogger, TurnBatchedDestination } from "./logger.ts";
 
 function capture() {
   const lines: string[] = [];
@@ -60,5 +65,54 @@ describe("the service's logs", () => {
       expect(written).not.toContain(leaked);
     }
     expect(written).toContain("[Redacted]");
+  });
+});
+
+describe("the log destination", () => {
+  it("writes the lines of one turn of the event loop in one write, and each turn's lines by the end of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "turn-batched-"));
+    try {
+      const file = join(dir, "log");
+      const target = pino.destination({ dest: file, sync: false, mkdir: true });
+      await new Promise((resolve) => target.once("ready", resolve));
+      const writes: string[] = [];
+      const write = target.write.bind(target);
+      target.write = (chunk: string) => {
+        writes.push(chunk);
+        return write(chunk);
+      };
+      const logger = createLogger({ logLevel: "info" }, new TurnBatchedDestination(target));
+      for (let i = 0; i < 100; i++) logger.info({ i }, "line");
+      expect(writes).toHaveLength(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes).toHaveLength(1);
+      logger.info({ i: 100 }, "line");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes).toHaveLength(2);
+      const closed = new Promise((resolve) => target.once("close", resolve));
+      target.end();
+      await closed;
+      const lines = readFileSync(file, "utf8").trim().split("\n");
+      expect(lines.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(
+        Array.from({ length: 101 }, (_, i) => i),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("loses no line when the process exits in the turn that logged it", () => {
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL("./logger.ts", import.meta.url).pathname)};
+      const logger = createLogger({ logLevel: "info" });
+      for (let i = 0; i < 1000; i++) logger.info({ i }, "before the crash");
+      process.exit(3);`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(child.status, child.stderr).toBe(3);
+    const lines = child.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1000);
+    expect(JSON.parse(lines[999] as string)).toMatchObject({ i: 999, msg: "before the crash" });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The /v1 API against its floors, in one run on the machine's PostgreSQL and Redis (10,000 leads in the
- * workspace), every server in its own process, each loaded by autocannon (32 connections, 1 s warm-up, 5 s):
+ * workspace), every server in its own process, each loaded by autocannon (32 connections, 3 s warm-up, 5 s; the
+ * service's JIT needs about that to reach its steady state, a bare floor much less):
  *
  *   node:http hello, Express 5 hello                the ceilings of a Node server on this machine
  *   floor GET   node:http + pg (same pool size), the same page query, a JSON list
@@ -34,6 +35,8 @@ async function floorServer(kind: string, ...args: string[]): Promise<{ url: stri
   });
   return { url: `http://127.0.0.1:${port}`, child };
 }
+
+const WARM_UP = { warmUpSeconds: 3 };
 
 const ratio = (service: LoadResult, floor: LoadResult) =>
   `${service.name}: ${((service.perSecond / floor.perSecond) * 100).toFixed(1)} % of ${floor.name} (req/s), ` +
@@ -89,26 +92,34 @@ try {
   const hello = () => ({ method: "GET" as const, path: "/" });
   const pid = server.child.pid;
 
-  const httpHello = await load("node:http hello", floors.http.url, hello);
-  const expressHello = await load("Express 5 hello", floors.express.url, hello);
-  const floorGet = await load("floor GET", floors.get.url, () => ({ method: "GET", path: "/" }));
-  const floorPost = await load("floor POST", floors.post.url, () => ({
-    method: "POST",
-    path: "/",
-    headers: { "content-type": "application/json" },
-    body: newLead(),
-  }));
-  const serviceGet = await load("GET /v1/leads?limit=20", server.url, getPage, pid ? { pid } : {});
-  const servicePost = await load("POST /v1/leads + Idempotency-Key", server.url, postLead, pid ? { pid } : {});
+  const httpHello = await load("node:http hello", floors.http.url, hello, WARM_UP);
+  const expressHello = await load("Express 5 hello", floors.express.url, hello, WARM_UP);
+  const floorGet = await load("floor GET", floors.get.url, () => ({ method: "GET", path: "/" }), WARM_UP);
+  const floorPost = await load(
+    "floor POST",
+    floors.post.url,
+    () => ({
+      method: "POST",
+      path: "/",
+      headers: { "content-type": "application/json" },
+      body: newLead(),
+    }),
+    WARM_UP,
+  );
+  const serviceGet = await load("GET /v1/leads?limit=20", server.url, getPage, { ...WARM_UP, ...(pid ? { pid } : {}) });
+  const servicePost = await load("POST /v1/leads + Idempotency-Key", server.url, postLead, {
+    ...WARM_UP,
+    ...(pid ? { pid } : {}),
+  });
   server.child.kill("SIGKILL");
   const two = await runServer(["api"], serviceEnv(2));
   children.push(two.child);
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // the second process
-  const twoGet = await load("GET /v1/leads, 2 processes", two.url, getPage);
-  const twoPost = await load("POST /v1/leads, 2 processes", two.url, postLead);
+  const twoGet = await load("GET /v1/leads, 2 processes", two.url, getPage, WARM_UP);
+  const twoPost = await load("POST /v1/leads, 2 processes", two.url, postLead, WARM_UP);
 
   console.log(
-    `autocannon, 32 connections, 1 s warm-up + 5 s each; NODE_ENV=production; pool ${POOL_SIZE}; ` +
+    `autocannon, 32 connections, 3 s warm-up + 5 s each; NODE_ENV=production; pool ${POOL_SIZE}; ` +
       `counters in ${process.env.REDIS_URL ? "Redis" : "PostgreSQL"}; 10,000 leads`,
   );
   report([httpHello, expressHello, floorGet, serviceGet, twoGet, floorPost, servicePost, twoPost]);

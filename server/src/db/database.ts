@@ -11,6 +11,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { startEmbeddedPostgres } from "./embedded.ts";
+import { useFastTimestamps } from "./timestamps.ts";
 
 /** How much later than the server's statement_timeout the client itself gives up on an answer. */
 const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
@@ -98,6 +99,7 @@ async function endPool(pool: pg.Pool, waitMs: number): Promise<void> {
 }
 
 export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<Database> {
+  useFastTimestamps();
   const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir, logger) : undefined;
   const url = config.databaseUrl ?? embedded?.url;
   if (url === undefined) throw new Error("no database");

@@ -1,0 +1,81 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/database.ts";
+import { parseTimestamptz } from "./timestamps.ts";
+
+const pgParser = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, "text") as (value: string) => unknown;
+
+/** A deterministic generator, so that a failure names a value that can be replayed. */
+function* samples(count: number): Generator<string> {
+  let seed = 12345;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor(seed / 65_536) % n; // the high bits: the low bits of this generator repeat quickly
+  };
+  const pad = (value: number, width: number) => String(value).padStart(width, "0");
+  for (let i = 0; i < count; i++) {
+    const fraction = ["", `.${pad(next(1_000_000), 6).slice(0, 1 + next(6))}`][next(2)];
+    const offset = [
+      "+00",
+      `-${pad(next(16), 2)}`,
+      `+${pad(next(16), 2)}:${pad(next(60), 2)}`,
+      `-${pad(next(16), 2)}:30`,
+    ][next(4)];
+    yield `${pad(1000 + next(9000), 4)}-${pad(1 + next(12), 2)}-${pad(1 + next(28), 2)} ` +
+      `${pad(next(24), 2)}:${pad(next(60), 2)}:${pad(next(60), 2)}${fraction}${offset}`;
+  }
+}
+
+describe("parseTimestamptz", () => {
+  it("gives the same instant as pg's own parser for 20,000 generated values", () => {
+    for (const value of samples(20_000)) {
+      const ours = parseTimestamptz(value) as Date;
+      const theirs = pgParser(value) as Date;
+      expect(ours.getTime(), value).toBe(theirs.getTime());
+    }
+  });
+
+  it("drops fractions of a millisecond, as pg's parser does", () => {
+    expect((parseTimestamptz("2026-11-23 03:15:13.123999+00") as Date).toISOString()).toBe("2026-11-23T03:15:13.123Z");
+    expect((parseTimestamptz("2026-11-23 03:15:13.5+00") as Date).toISOString()).toBe("2026-11-23T03:15:13.500Z");
+  });
+
+  it.each([
+    "0099-01-01 00:00:00+00",
+    "0999-12-31 23:59:59.999+00",
+    "2000-01-01 00:00:00 BC+00",
+    "1900-01-01 00:00:00+00:09:21",
+    "infinity",
+    "-infinity",
+  ])("leaves %s to pg's parser", (value) => {
+    const ours = parseTimestamptz(value);
+    const theirs = pgParser(value);
+    expect(ours instanceof Date ? ours.getTime() : ours).toStrictEqual(
+      theirs instanceof Date ? theirs.getTime() : theirs,
+    );
+  });
+
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("reads what PostgreSQL prints, in any session time zone", async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      for (const zone of ["UTC", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"]) {
+        await client.query(`SET TIME ZONE '${zone}'`);
+        const { rows } = await client.query<{ text: string; epoch_ms: string }>(
+          `SELECT t::text AS text, floor(extract(epoch FROM t) * 1000)::bigint::text AS epoch_ms
+             FROM (VALUES ('2026-11-23 03:15:13.123456+00'::timestamptz), ('1970-01-01 00:00:00+00'), ('9999-12-31 23:59:59.999999+00')) AS v(t)`,
+        );
+        for (const row of rows)
+          expect((parseTimestamptz(row.text) as Date).getTime(), row.text).toBe(Number(row.epoch_ms));
+      }
+    } finally {
+      await client.end();
+    }
+  });
+});
