@@ -85,13 +85,19 @@ export async function findInWorkspace<Row>(
   workspaceId: string,
   id: string,
   notFound: () => AppError,
-  /** Lock the row until the transaction ends (a write that reads, then changes it). */
-  options: { forUpdate?: boolean } = {},
+  options: {
+    /** Lock the row until the transaction ends (a write that reads, then changes it). */
+    forUpdate?: boolean;
+    /** The store's fixed select list, when a column reads as more than its stored value; `*` when none. */
+    columns?: string;
+  } = {},
 ): Promise<Row> {
   const lock = options.forUpdate ? " FOR UPDATE" : "";
+  const columns = options.columns ?? "*";
   const { rows } = await db.query<Row & pg.QueryResultRow>({
-    name: `find-${table}${options.forUpdate ? "-for-update" : ""}`,
-    text: `SELECT * FROM ${table} WHERE workspace_id = $1 AND id = $2${lock}`,
+    // One name per text: pg prepares a named statement once per connection.
+    name: `find-${table}${options.forUpdate ? "-for-update" : ""}${options.columns ? `-${statementName(columns)}` : ""}`,
+    text: `SELECT ${columns} FROM ${table} WHERE workspace_id = $1 AND id = $2${lock}`,
     values: [workspaceId, id],
   });
   if (!rows[0]) throw notFound();

@@ -71,6 +71,7 @@ describe("conversationChanges", () => {
   it("keeps the current snoozed_until when a snoozed conversation stays snoozed", () => {
     expect(conversationChanges(snoozed, { subject: "Renamed" }, NOW)).toEqual({
       subject: "Renamed",
+      state: "snoozed",
       snoozed_until: LATER,
     });
   });
@@ -91,6 +92,7 @@ describe("conversationChanges", () => {
   it("takes an explicit null snoozed_until on an open conversation", () => {
     expect(conversationChanges(open, { snoozed_until: null, assignee: "ada" }, NOW)).toEqual({
       assignee: "ada",
+      state: "open",
       snoozed_until: null,
     });
   });
@@ -101,6 +103,25 @@ describe("conversationChanges", () => {
     );
     expect(error.code).toBe("INVALID_STATE_TRANSITION");
     expect(error.detail).toBe("A closed conversation cannot become snoozed; allowed: open.");
+  });
+
+  it.each([
+    ["before now", EARLIER],
+    ["exactly now", NOW.toISOString()],
+  ])("starts from open when the snooze ended %s, and writes the reopening", (_, until) => {
+    const ended = { state: "snoozed" as const, snoozed_until: new Date(until) };
+    expect(conversationChanges(ended, { assignee: "ada" }, NOW)).toEqual({
+      assignee: "ada",
+      state: "open",
+      snoozed_until: null,
+    });
+    expect(conversationChanges(ended, { state: "snoozed", snoozed_until: LATER }, NOW)).toEqual({
+      state: "snoozed",
+      snoozed_until: LATER,
+    });
+    expect(conversationChanges(ended, { state: "closed" }, NOW)).toEqual({ state: "closed", snoozed_until: null });
+    const error = refusal(() => conversationChanges(ended, { snoozed_until: LATER }, NOW));
+    expect(error.code).toBe("VALIDATION_FAILED");
   });
 
   it("treats the current state as no move", () => {

@@ -3,7 +3,12 @@
  * `conversation.created` in the write's transaction.
  *
  * States (spec/models/conversations.tsp): `open` ⇄ `snoozed` (with `snoozed_until` in the future), either to
- * `closed`, and `closed` → `open`.
+ * `closed`, and `closed` → `open`. A snooze ends by itself at `snoozed_until`: from that instant the conversation
+ * is `open` with `snoozed_until` null. Reads get that from the store, which maps an ended snooze in SQL (no job has
+ * to run first); an update starts from `open` and stores the reopening with its other changes.
+ *
+ * `updated_at` is the time of the last write: a snooze that ends by itself does not change it (reading never
+ * writes), so `updated_after` does not see it; the next update of the conversation sets it, as any write does.
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
@@ -65,34 +70,39 @@ export function toMessage(row: MessageRow): Message {
  * The columns a patch sets on a conversation in `current`'s state, or the 409/400 that refuses it: the move must be
  * in the table, a snoozed conversation needs `snoozed_until` in the future (kept from before when it stays
  * snoozed), and leaving `snoozed` clears it.
+ *
+ * A snooze that ended at or before `now` counts as `open` (the store already reads it so; checking again here keeps
+ * the rule whole when the snooze ends between the read and this check). The changes always name the resulting
+ * `state`, so that writing them also stores a reopening that until then was only read.
  */
 export function conversationChanges(
   current: Pick<ConversationRow, "state" | "snoozed_until">,
   patch: ConversationUpdate,
   now: Date,
 ): ConversationChanges {
-  const state = patch.state ?? current.state;
-  if (state !== current.state && !CONVERSATION_TRANSITIONS[current.state].includes(state)) {
+  const snoozeEnded = current.state === "snoozed" && (!current.snoozed_until || current.snoozed_until <= now);
+  const from: State = snoozeEnded ? "open" : current.state;
+  const state = patch.state ?? from;
+  if (state !== from && !CONVERSATION_TRANSITIONS[from].includes(state)) {
     throw new AppError("INVALID_STATE_TRANSITION", {
-      detail: `A ${current.state} conversation cannot become ${state}; allowed: ${CONVERSATION_TRANSITIONS[current.state].join(", ")}.`,
+      detail: `A ${from} conversation cannot become ${state}; allowed: ${CONVERSATION_TRANSITIONS[from].join(", ")}.`,
     });
   }
   if (state === "snoozed") {
-    const until =
-      patch.snoozed_until ?? (current.state === "snoozed" ? current.snoozed_until?.toISOString() : undefined);
+    const until = patch.snoozed_until ?? (from === "snoozed" ? current.snoozed_until?.toISOString() : undefined);
     if (!until || Date.parse(until) <= now.getTime()) {
       throw new AppError("VALIDATION_FAILED", {
         errors: [{ path: "body.snoozed_until", message: "a snoozed conversation needs snoozed_until in the future" }],
       });
     }
-    return { ...patch, snoozed_until: until };
+    return { ...patch, state, snoozed_until: until };
   }
   if (patch.snoozed_until) {
     throw new AppError("VALIDATION_FAILED", {
       errors: [{ path: "body.snoozed_until", message: "only a snoozed conversation has snoozed_until" }],
     });
   }
-  return { ...patch, snoozed_until: null };
+  return { ...patch, state, snoozed_until: null };
 }
 
 /** 404 `CONVERSATION_NOT_FOUND` unless the conversation a ticket points at is in the workspace; none is fine. */

@@ -34,11 +34,14 @@ export interface MessageRow {
   created_at: Date;
 }
 
-/** The columns an update may set, as the service has checked them against the state moves. */
+/**
+ * The columns an update may set, as the service has checked them against the state moves. `state` and
+ * `snoozed_until` are always written, so that an update also stores a snooze that has ended as `open`.
+ */
 export interface ConversationChanges {
   subject?: string | null;
-  state?: ConversationRow["state"];
-  snoozed_until?: string | null;
+  state: ConversationRow["state"];
+  snoozed_until: string | null;
   assignee?: string | null;
   priority?: ConversationRow["priority"];
 }
@@ -53,6 +56,31 @@ export interface ConversationFilters {
   updated_after?: string;
 }
 
+/**
+ * A snooze ends by itself at `snoozed_until` (spec/models/conversations.tsp), with no job having to run first: every
+ * read of a conversation goes through this select list, which maps a stored `snoozed` whose `snoozed_until` is not
+ * after `now()` to `open` with `snoozed_until` null. An update stores the reopening (the service always writes the
+ * state); until then the row keeps its stored `snoozed`, and reading it writes nothing (nor its `updated_at`).
+ * No periodic job rewrites ended snoozes: every read already answers `open`, so it would change no answer.
+ */
+const SNOOZE_ENDED = "(state = 'snoozed' AND snoozed_until <= now())";
+const CONVERSATION_COLUMNS = `id, lead_id, subject, channel,
+  CASE WHEN ${SNOOZE_ENDED} THEN 'open' ELSE state END AS state,
+  CASE WHEN ${SNOOZE_ENDED} THEN NULL ELSE snoozed_until END AS snoozed_until,
+  assignee, priority, last_message_at, message_count, created_at, updated_at`;
+
+/**
+ * The list's `state` filter on the same effective state as the select list. Spelled per state rather than as
+ * `CASE … = ?`, so that each is a plain condition on the stored columns that an index on them could serve. There
+ * is no index on `state` today: EXPLAIN shows the same plan as the plain `state = ?` had, a backward walk by id that
+ * filters the workspace's rows.
+ */
+const STATE_FILTERS: Readonly<Record<ConversationRow["state"], string>> = {
+  open: "(state = ? OR (state = 'snoozed' AND snoozed_until <= now()))",
+  snoozed: "(state = ? AND snoozed_until > now())",
+  closed: "state = ?",
+};
+
 const conversationNotFound = (id: string) =>
   new AppError("CONVERSATION_NOT_FOUND", { detail: `No conversation ${id} in this workspace.` });
 
@@ -66,11 +94,11 @@ export function listConversationRows<Item>(
   return listPage(
     db,
     {
-      select: "SELECT * FROM conversations",
+      select: `SELECT ${CONVERSATION_COLUMNS} FROM conversations`,
       kind: "conversation",
       workspaceId,
       filters: [
-        ["state = ?", filters.state],
+        [filters.state ? STATE_FILTERS[filters.state] : "", filters.state],
         ["lead_id = ?", filters.lead_id],
         ["assignee = ?", filters.assignee],
         ["created_at >= ?", filters.created_after],
@@ -83,7 +111,9 @@ export function listConversationRows<Item>(
 }
 
 export function findConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
-  return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id));
+  return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id), {
+    columns: CONVERSATION_COLUMNS,
+  });
 }
 
 /**
@@ -93,6 +123,7 @@ export function findConversationRow(db: Db, workspaceId: string, id: string): Pr
 export function lockConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
   return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id), {
     forUpdate: true,
+    columns: CONVERSATION_COLUMNS,
   });
 }
 
@@ -110,6 +141,10 @@ export async function insertConversationRow(
   return id;
 }
 
+/**
+ * Writes the changes and returns the row as stored. The service's changes always name `state` (and with it
+ * `snoozed_until`), so a snooze that had ended is stored as `open` here and the stored row needs no mapping.
+ */
 export async function updateConversationRow(
   db: Db,
   workspaceId: string,
