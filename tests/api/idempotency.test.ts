@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { workspaceWithKey } from "../helpers/accounts.ts";
 import { clientFor, ok } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";
 
@@ -36,6 +37,23 @@ describe("Idempotency-Key on writes", () => {
       [client.workspaceId],
     );
     expect(events.rows[0].n, "one change, one event").toBe(1);
+  });
+
+  it("answers every one of 20 concurrent raw POSTs with one key 201, one created and 19 replayed", async () => {
+    // Plain fetch, not the SDK: its own retries would hide a duplicate that the server failed to replay.
+    const { key: token, workspaceId } = await workspaceWithKey(service(), ["leads:write"]);
+    const key = `raw-race-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post(key, token, { email: "raw-race@example.com" })),
+    );
+    expect(answers.map((answer) => answer.response.status)).toEqual(Array(20).fill(201));
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+    expect(answers.filter((answer) => answer.response.headers.get("idempotent-replayed") === "true")).toHaveLength(19);
+    const { rows } = await service().service.db.pool.query(
+      "SELECT (SELECT count(*)::int FROM leads WHERE workspace_id = $1) AS leads, (SELECT count(*)::int FROM events WHERE workspace_id = $1) AS events",
+      [workspaceId],
+    );
+    expect(rows[0]).toEqual({ leads: 1, events: 1 });
   });
 
   it("replays the stored answer, byte for byte, with Idempotent-Replayed: true", async () => {

@@ -8,7 +8,7 @@
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type { PageParams } from "../../db/pages.ts";
-import type { EventFilters, EventRow } from "./events.store.ts";
+import type { AlongsideEvent, EventFilters, EventRow } from "./events.store.ts";
 import * as store from "./events.store.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
@@ -34,9 +34,19 @@ export function toEvent(row: EventRow): Event {
 /** Records an event in the caller's transaction, with its webhook deliveries; returns the event's id. */
 export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: object) => Promise<string>;
 
-/** Writes the event in the caller's transaction and returns its envelope. */
-export async function insertEvent(db: Db, workspaceId: string, type: EventType, data: object): Promise<Event> {
-  return toEvent(await store.insertEventRow(db, workspaceId, type, data));
+/**
+ * Writes the event in the caller's transaction and returns its envelope, with the columns of a query that travelled
+ * with the write (`AlongsideEvent`) when one was given.
+ */
+export async function insertEvent<Extra extends object = object>(
+  db: Db,
+  workspaceId: string,
+  type: EventType,
+  data: object,
+  alongside?: AlongsideEvent,
+): Promise<{ event: Event; alongside: Extra }> {
+  const row = await store.insertEventRow<Extra>(db, workspaceId, type, data, alongside);
+  return { event: toEvent(row), alongside: row };
 }
 
 export function listEvents(db: Db, workspaceId: string, query: EventFilters & PageParams) {

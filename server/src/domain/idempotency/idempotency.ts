@@ -68,17 +68,18 @@ function replayOf<T>(stored: StoredAnswer<T>, print: Buffer): { answer: WriteAns
   return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
 }
 
-/** Another request with the same key committed first: this transaction's effect is rolled back. */
-class KeyTakenMeanwhile extends Error {}
+/** SQLSTATE of `idempotency_key_taken()`: another request with the same key committed first. */
+const KEY_TAKEN = "IK001";
 
 /**
  * Runs `effect` in a transaction, idempotently when `context.key` is set. Returns the answer and whether it is a
  * replay.
  *
- * With a key, the statements are arranged to cost two round trips more than a plain write: the look-up of a stored
- * answer travels with BEGIN, and the key is recorded with the lock timeout in one statement before COMMIT. The key
- * row is inserted after the effect: a duplicate that runs meanwhile blocks on that insert until the first commits,
- * then rolls its own effect back and replays the first answer.
+ * With a key, the statements cost no round trip more than a plain write: the look-up of a stored answer travels
+ * with BEGIN, and the key is recorded with its lock timeout and COMMIT in one query. The key row is inserted after
+ * the effect: a duplicate that runs meanwhile blocks on that insert until the first commits, records nothing, and
+ * `idempotency_key_taken()` (migration 0006) raises IK001 so that its COMMIT does not run; it then rolls its own
+ * effect back and replays the first answer.
  */
 export async function idempotentWrite<T>(
   pool: pg.Pool,
@@ -115,28 +116,30 @@ export async function idempotentWrite<T>(
     }
     const answer = await effect(client);
     // The insert may wait for a duplicate in flight up to the lock timeout: the statement timeouts (the server's
-    // and the client's) are raised above it for this one statement, or they would end the wait first.
-    const record = await client.query({
+    // and the client's) are raised above it for the rest of the transaction, or they would end the wait first. A
+    // key taken meanwhile is an error (IK001), which stops the query before its COMMIT.
+    await client.query({
       text: `SET LOCAL lock_timeout = ${waitMs}; SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
-      INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, expires_at)
-      VALUES (${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
-              ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb,
-              now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
-      ON CONFLICT (workspace_id, key) DO UPDATE
-        SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-            response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
-        WHERE idempotency_keys.expires_at <= now()
-      RETURNING 1`,
+      WITH recorded AS (
+        INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, expires_at)
+        VALUES (${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
+                ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb,
+                now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
+        ON CONFLICT (workspace_id, key) DO UPDATE
+          SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+              response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
+          WHERE idempotency_keys.expires_at <= now()
+        RETURNING 1)
+      SELECT idempotency_key_taken() WHERE NOT EXISTS (SELECT FROM recorded);
+      COMMIT`,
       query_timeout: waitMs + 2 * STATEMENT_MARGIN_MS,
     } as pg.QueryConfig);
-    if (!(record as unknown as pg.QueryResult[])[2]?.rowCount) throw new KeyTakenMeanwhile();
-    await client.query("COMMIT");
     release();
     return { answer, replayed: false };
   } catch (error) {
     if (released) throw error;
     // Whatever failed, the effect is undone: rolled back, or the connection dropped (PostgreSQL rolls it back).
-    if (!(error instanceof KeyTakenMeanwhile)) {
+    if ((error as { code?: string }).code !== KEY_TAKEN) {
       await releaseAfterFailure(client, error);
       if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
         throw new AppError("IDEMPOTENCY_KEY_IN_USE", {

@@ -63,11 +63,6 @@ export async function sendEvent(db: Db, event: Event, webhookIds: string[]): Pro
   return deliveries.map((delivery) => delivery.id);
 }
 
-/** Fan-out of a recorded event: one delivery per enabled subscription to its type. */
-export async function fanOut(db: Db, event: Event): Promise<void> {
-  await sendEvent(db, event, await store.subscribersTo(db, event.workspace_id, event.type));
-}
-
 export async function listDeliveries(
   db: Db,
   workspaceId: string,

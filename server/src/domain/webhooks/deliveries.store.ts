@@ -56,14 +56,15 @@ const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
 /** The enabled subscriptions of a workspace to an event type. */
-export async function subscribersTo(db: Db, workspaceId: string, type: Delivery["event_type"]): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>({
-    name: "webhooks-for-event",
-    text: "SELECT id FROM webhooks WHERE workspace_id = $1 AND enabled AND $2 = ANY(events)",
-    values: [workspaceId, type],
-  });
-  return rows.map((row) => row.id);
-}
+/**
+ * The enabled subscriptions to a new event's type, as a query that travels in the statement writing the event
+ * (`insertEventRow`'s `alongside`): recording an event and finding whom to send it to is one round trip.
+ */
+export const SUBSCRIBERS_OF_EVENT = {
+  name: "subscribers",
+  columns:
+    "ARRAY(SELECT id FROM webhooks WHERE workspace_id = event.workspace_id AND enabled AND event.type = ANY(events)) AS subscribers",
+} as const;
 
 /**
  * Writes deliveries of one body, due at once, and wakes the workers at commit. They are written in the caller's

@@ -7,14 +7,22 @@
  * webhooks.
  */
 import { insertEvent, type RecordEvent } from "../events/events.service.ts";
-import { fanOut } from "./deliveries.service.ts";
+import { sendEvent } from "./deliveries.service.ts";
+import { SUBSCRIBERS_OF_EVENT } from "./deliveries.store.ts";
 
 /**
  * @example
  * await recordEvent(client, workspaceId, "lead.captured", { object: lead }); // "evt_01JD…"
  */
 export const recordEvent: RecordEvent = async (db, workspaceId, type, data) => {
-  const event = await insertEvent(db, workspaceId, type, data);
-  await fanOut(db, event);
+  // The event's row and its subscribers in one statement; no subscriber, no further statement.
+  const { event, alongside } = await insertEvent<{ subscribers: string[] }>(
+    db,
+    workspaceId,
+    type,
+    data,
+    SUBSCRIBERS_OF_EVENT,
+  );
+  if (alongside.subscribers.length > 0) await sendEvent(db, event, alongside.subscribers);
   return event.id;
 };
