@@ -1,7 +1,8 @@
 /**
  * The /v1 API against its floors, in one run on the machine's PostgreSQL and Redis (10,000 leads in the
- * workspace), every server in its own process, each loaded by autocannon (32 connections, 3 s warm-up, 5 s; the
- * service's JIT needs about that to reach its steady state, a bare floor much less):
+ * workspace), every server in its own process, each loaded by autocannon (32 connections, 5 s, after a 3 s warm-up: the
+ * service's JIT needs about that to reach its steady state). The floors and the service alternate in 3 rounds, and
+ * each figure is the median of its rounds, so that the drift of a shared machine's speed reaches both sides of a ratio:
  *
  *   node:http hello, Express 5 hello                the ceilings of a Node server on this machine
  *   floor GET   node:http + pg (same pool size), the same page query, a JSON list
@@ -22,7 +23,7 @@ import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { bareEnv, runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
-import { type LoadResult, load, report } from "./load.ts";
+import { type LoadRequest, type LoadResult, load, report } from "./load.ts";
 
 const POOL_SIZE = "20";
 
@@ -37,6 +38,30 @@ async function floorServer(kind: string, ...args: string[]): Promise<{ url: stri
 }
 
 const WARM_UP = { warmUpSeconds: 3 };
+const ROUNDS = 3;
+
+/** Each figure's median over the rounds of one scenario. */
+function medianOf(results: LoadResult[]): LoadResult {
+  const mid = <T>(values: T[], by: (value: T) => number) =>
+    [...values].sort((a, b) => by(a) - by(b))[values.length >> 1];
+  const first = results[0];
+  if (!first) throw new Error("no runs");
+  const figure = (pick: (result: LoadResult) => number | undefined) =>
+    mid(
+      results.map(pick).filter((value): value is number => value !== undefined),
+      (value) => value,
+    );
+  const cpu = figure((result) => result.cpuMsPerRequest);
+  return {
+    name: first.name,
+    requests: figure((result) => result.requests) ?? 0,
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    perSecond: figure((result) => result.perSecond) ?? 0,
+    p50: figure((result) => result.p50) ?? 0,
+    p99: figure((result) => result.p99) ?? 0,
+    ...(cpu !== undefined ? { cpuMsPerRequest: cpu } : {}),
+  };
+}
 
 const ratio = (service: LoadResult, floor: LoadResult) =>
   `${service.name}: ${((service.perSecond / floor.perSecond) * 100).toFixed(1)} % of ${floor.name} (req/s), ` +
@@ -92,34 +117,47 @@ try {
   const hello = () => ({ method: "GET" as const, path: "/" });
   const pid = server.child.pid;
 
-  const httpHello = await load("node:http hello", floors.http.url, hello, WARM_UP);
-  const expressHello = await load("Express 5 hello", floors.express.url, hello, WARM_UP);
-  const floorGet = await load("floor GET", floors.get.url, () => ({ method: "GET", path: "/" }), WARM_UP);
-  const floorPost = await load(
-    "floor POST",
-    floors.post.url,
-    () => ({
-      method: "POST",
-      path: "/",
-      headers: { "content-type": "application/json" },
-      body: newLead(),
-    }),
-    WARM_UP,
-  );
-  const serviceGet = await load("GET /v1/leads?limit=20", server.url, getPage, { ...WARM_UP, ...(pid ? { pid } : {}) });
-  const servicePost = await load("POST /v1/leads + Idempotency-Key", server.url, postLead, {
-    ...WARM_UP,
-    ...(pid ? { pid } : {}),
+  const floorPostRequest = () => ({
+    method: "POST" as const,
+    path: "/",
+    headers: { "content-type": "application/json" },
+    body: newLead(),
   });
-  server.child.kill("SIGKILL");
   const two = await runServer(["api"], serviceEnv(2));
   children.push(two.child);
   await new Promise((resolve) => setTimeout(resolve, 2_000)); // the second process
-  const twoGet = await load("GET /v1/leads, 2 processes", two.url, getPage, WARM_UP);
-  const twoPost = await load("POST /v1/leads, 2 processes", two.url, postLead, WARM_UP);
+
+  const httpHello = await load("node:http hello", floors.http.url, hello, WARM_UP);
+  const expressHello = await load("Express 5 hello", floors.express.url, hello, WARM_UP);
+  // Rounds that alternate each floor with the service, so that a drift of this shared machine's speed reaches both
+  // sides of a ratio alike; each figure is the median of its rounds. The first round warms up longer.
+  const runs = new Map<string, LoadResult[]>();
+  const measure = async (name: string, url: string, make: () => LoadRequest, round: number, measuredPid?: number) => {
+    const result = await load(name, url, make, {
+      warmUpSeconds: round === 0 ? WARM_UP.warmUpSeconds : 1,
+      ...(measuredPid ? { pid: measuredPid } : {}),
+    });
+    runs.set(name, [...(runs.get(name) ?? []), result]);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    await measure("floor GET", floors.get.url, () => ({ method: "GET", path: "/" }), round);
+    await measure("GET /v1/leads?limit=20", server.url, getPage, round, pid);
+    await measure("GET /v1/leads, 2 processes", two.url, getPage, round);
+    await measure("floor POST", floors.post.url, floorPostRequest, round);
+    await measure("POST /v1/leads + Idempotency-Key", server.url, postLead, round, pid);
+    await measure("POST /v1/leads, 2 processes", two.url, postLead, round);
+  }
+  const median = (name: string) => medianOf(runs.get(name) ?? []);
+  const floorGet = median("floor GET");
+  const serviceGet = median("GET /v1/leads?limit=20");
+  const twoGet = median("GET /v1/leads, 2 processes");
+  const floorPost = median("floor POST");
+  const servicePost = median("POST /v1/leads + Idempotency-Key");
+  const twoPost = median("POST /v1/leads, 2 processes");
 
   console.log(
-    `autocannon, 32 connections, 3 s warm-up + 5 s each; NODE_ENV=production; pool ${POOL_SIZE}; ` +
+    `autocannon, 32 connections, 5 s each, ${ROUNDS} alternating rounds (medians shown); NODE_ENV=production; ` +
+      `pool ${POOL_SIZE}; ` +
       `counters in ${process.env.REDIS_URL ? "Redis" : "PostgreSQL"}; 10,000 leads`,
   );
   report([httpHello, expressHello, floorGet, serviceGet, twoGet, floorPost, servicePost, twoPost]);

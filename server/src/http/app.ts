@@ -81,6 +81,7 @@ export function createApp(deps: AppDeps): Express {
       handlers: deps.handlers,
       authenticators: deps.authenticators,
       budget: deps.budget,
+      validateResponses: deps.config.validateResponses,
     }),
   );
   app.use(notFoundHandler());

@@ -17,6 +17,9 @@ declare global {
 }
 
 export function requestContext(options: { logger: Logger; metrics: Metrics }) {
+  // The access line's fields are fixed and carry no secret (the path has no query string; ids are not secrets), so
+  // it skips the redaction that every other line gets: walking the redaction paths was a third of its cost.
+  const accessLog = options.logger.child({}, { redact: [] });
   return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
     const started = process.hrtime.bigint();
     const requestId = newId("request");
@@ -41,7 +44,7 @@ export function requestContext(options: { logger: Logger; metrics: Metrics }) {
       // The route template, never the raw path: ids in paths would explode the label set.
       const route = (req.route?.path as string | undefined) ?? "unmatched";
       options.metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      options.logger.info(
+      accessLog.info(
         {
           request_id: requestId,
           method: req.method,
