@@ -42,13 +42,13 @@ function serializeError(error: unknown, depth = 0): unknown {
   return out;
 }
 
+type SonicBoom = ReturnType<typeof pino.destination>;
+
 /**
  * The lines logged in one turn of the event loop, handed to stdout together at its end: under load one turn serves
  * many requests, and one write (a syscall and a hop through libuv's thread pool) per access line was the largest
  * part of a request's logging cost. No line waits longer than the turn it was logged in.
  */
-type SonicBoom = ReturnType<typeof pino.destination>;
-
 export class TurnBatchedDestination {
   #lines: string[] = [];
   readonly #target: SonicBoom;

@@ -21,9 +21,10 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
-import { bareEnv, runServer } from "../helpers/process.ts";
+import { runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { type LoadRequest, type LoadResult, load, report } from "./load.ts";
+import { benchServiceEnv } from "./service-env.ts";
 
 const POOL_SIZE = "20";
 
@@ -71,12 +72,7 @@ const database = await benchDatabase();
 const children: ChildProcess[] = [];
 try {
   const serviceEnv = (processes: number) =>
-    bareEnv({
-      NODE_ENV: "production",
-      PORT: "0",
-      DATABASE_URL: database.url,
-      REDIS_URL: process.env.REDIS_URL ?? "",
-      API_RATE_LIMIT_PER_MINUTE: "1000000",
+    benchServiceEnv(database.url, {
       DB_POOL_MAX: POOL_SIZE,
       WEB_CONCURRENCY: String(processes),
       LOG_LEVEL: "info",

@@ -13,9 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
-import { bareEnv, runServer } from "../helpers/process.ts";
+import { runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { load } from "./load.ts";
+import { benchServiceEnv } from "./service-env.ts";
 
 interface ProfileNode {
   id: number;
@@ -75,12 +76,7 @@ const profileDir = mkdtempSync(join(tmpdir(), "service-profile-"));
 try {
   const server = await runServer(
     ["api"],
-    bareEnv({
-      NODE_ENV: "production",
-      PORT: "0",
-      DATABASE_URL: database.url,
-      REDIS_URL: process.env.REDIS_URL ?? "",
-      API_RATE_LIMIT_PER_MINUTE: "1000000",
+    benchServiceEnv(database.url, {
       DB_POOL_MAX: "20",
       WEB_CONCURRENCY: "1",
       LOG_LEVEL: "info",

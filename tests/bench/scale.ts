@@ -27,7 +27,7 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { PRUNE_BATCH_SIZE, PRUNE_BATCH_SQL, pruneExpiredKeys } from "../../server/src/domain/idempotency/prune.ts";
-import { bareEnv, runServer } from "../helpers/process.ts";
+import { runServer } from "../helpers/process.ts";
 import { makeCertificates } from "../helpers/receiver.ts";
 import { benchDatabase } from "./database.ts";
 import { load, report } from "./load.ts";
@@ -35,6 +35,7 @@ import { cpuBetween, describeCpu, snapshot } from "./scale-cpu.ts";
 import { measureLeads } from "./scale-leads.ts";
 import { seedIdempotencyKeys, seedLeads, seedOtherWorkspaces } from "./scale-seed.ts";
 import { explainClaim, recordFanOuts } from "./scale-webhooks.ts";
+import { benchServiceEnv } from "./service-env.ts";
 
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -92,14 +93,9 @@ try {
   const certificates = makeCertificates();
   const receiver = await startCountReceiver(dirname(certificates.caFile));
   children.push(receiver.child);
-  const env = bareEnv({
-    NODE_ENV: "production",
-    PORT: "0",
-    DATABASE_URL: database.url,
-    REDIS_URL: process.env.REDIS_URL ?? "",
+  const env = benchServiceEnv(database.url, {
     NODE_EXTRA_CA_CERTS: certificates.caFile,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    API_RATE_LIMIT_PER_MINUTE: "1000000",
     WEB_CONCURRENCY: "1",
   });
   const api = await runServer(["api"], env);

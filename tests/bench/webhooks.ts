@@ -11,22 +11,18 @@
 import { createClient } from "@service/sdk";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
-import { bareEnv, runServer } from "../helpers/process.ts";
+import { runServer } from "../helpers/process.ts";
 import { makeCertificates, startReceiver } from "../helpers/receiver.ts";
 import { benchDatabase } from "./database.ts";
+import { benchServiceEnv } from "./service-env.ts";
 
 const database = await benchDatabase();
 
 const certificates = makeCertificates();
 const receiver = await startReceiver(certificates);
-const env = bareEnv({
-  NODE_ENV: "production",
-  PORT: "0",
-  DATABASE_URL: database.url,
-  REDIS_URL: process.env.REDIS_URL ?? "",
+const env = benchServiceEnv(database.url, {
   NODE_EXTRA_CA_CERTS: certificates.caFile,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-  API_RATE_LIMIT_PER_MINUTE: "1000000",
   LOG_LEVEL: "info",
 });
 // API and worker in one process for the latency run, as `npm start` runs them.

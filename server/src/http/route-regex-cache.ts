@@ -18,26 +18,19 @@ export function cacheRouteRegexps(): void {
   const module = validatorRequire("path-to-regexp") as { pathToRegexp: (path: unknown, options?: Options) => unknown };
   const compile = module.pathToRegexp;
   const cache = new Map<string, unknown>();
-  // The options the validator passes on every request (`{ sensitive: false, strict: false }`, Express's defaults;
-  // path-to-regexp 8 has no `strict`): looked up by the path alone, without building a key.
-  const plain = new Map<string, unknown>();
   module.pathToRegexp = function cachedPathToRegexp(path: unknown, options?: Options) {
     // Only plain patterns with plain options; anything else (a custom decode) is compiled as before.
     if (typeof path !== "string" || options?.decode !== undefined) return compile(path, options);
-    if (
+    // The validator's options on every request (`{ sensitive: false, strict: false }`, Express's defaults;
+    // path-to-regexp 8 has no `strict`) are keyed by the path alone: no key is built on the hot path.
+    const plain =
       options?.sensitive === false &&
       options.end === undefined &&
       options.trailing === undefined &&
-      options.delimiter === undefined
-    ) {
-      let compiled = plain.get(path);
-      if (compiled === undefined) {
-        compiled = compile(path, options);
-        if (plain.size < MAX_PATTERNS) plain.set(path, compiled);
-      }
-      return compiled;
-    }
-    const key = `${path}\u0000${options?.sensitive}\u0000${options?.end}\u0000${options?.trailing}\u0000${options?.delimiter}`;
+      options.delimiter === undefined;
+    const key = plain
+      ? path
+      : `${path}\u0000${options?.sensitive}\u0000${options?.end}\u0000${options?.trailing}\u0000${options?.delimiter}`;
     let compiled = cache.get(key);
     if (compiled === undefined) {
       compiled = compile(path, options);

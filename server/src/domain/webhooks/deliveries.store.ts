@@ -55,7 +55,6 @@ export interface DueDelivery extends Target {
 const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
-/** The enabled subscriptions of a workspace to an event type. */
 /**
  * The enabled subscriptions to a new event's type, as a query that travels in the statement writing the event
  * (`insertEventRow`'s `alongside`): recording an event and finding whom to send it to is one round trip.
