@@ -5,7 +5,7 @@
  * runtime), with the top functions.
  *
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
- *     npm run bench:profile -- get|post
+ *     npm run bench:profile -- get|post [--keep]
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -21,6 +21,7 @@ import { benchServiceEnv } from "./service-env.ts";
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   /** Microseconds of CLOCK_MONOTONIC on Linux, the clock of process.hrtime in every process. */
@@ -44,7 +45,10 @@ function owner(url: string, name: string): string {
 /** Sums the self time of the samples taken from `fromUs` on (the load after its warm-up, not the start-up). */
 function summarise(profile: Profile, fromUs: number): void {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
   const byOwner = new Map<string, number>();
+  const byOwnerInclusive = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let total = 0;
   let at = profile.startTime;
@@ -58,6 +62,13 @@ function summarise(profile: Profile, fromUs: number): void {
     byOwner.set(where, (byOwner.get(where) ?? 0) + delta);
     const fn = `${node.callFrame.functionName || "(anonymous)"} ${where}:${node.callFrame.lineNumber + 1}`;
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + delta);
+    // Inclusive: the sample counts once for every owner on its stack (a layer's cost with what it calls).
+    const onStack = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at)?.callFrame;
+      if (frame?.url) onStack.add(owner(frame.url, frame.functionName));
+    }
+    for (const name of onStack) byOwnerInclusive.set(name, (byOwnerInclusive.get(name) ?? 0) + delta);
   });
   const top = (map: Map<string, number>, n: number) =>
     [...map.entries()]
@@ -68,9 +79,12 @@ function summarise(profile: Profile, fromUs: number): void {
   console.log(`busy CPU time profiled: ${(total / 1e6).toFixed(1)} s (self time, idle excluded)`);
   console.log(`by where the code lives:\n${top(byOwner, 20)}`);
   console.log(`top functions:\n${top(byFunction, 20)}`);
+  console.log(`by where the code lives, with what it calls (inclusive):\n${top(byOwnerInclusive, 30)}`);
 }
 
 const kind = process.argv[2] === "post" ? "post" : "get";
+/** `--keep`: leave the .cpuprofile on disk (for Chrome DevTools or speedscope) and print its path. */
+const keep = process.argv.includes("--keep");
 const database = await benchDatabase();
 const profileDir = mkdtempSync(join(tmpdir(), "service-profile-"));
 try {
@@ -119,7 +133,8 @@ try {
   const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
   if (!file) throw new Error("no profile written");
   summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8")) as Profile, measuredFromUs);
+  if (keep) console.log(`profile kept: ${join(profileDir, file)} (the load starts at ${measuredFromUs} µs)`);
 } finally {
-  rmSync(profileDir, { recursive: true, force: true });
+  if (!keep) rmSync(profileDir, { recursive: true, force: true });
   await database.drop();
 }

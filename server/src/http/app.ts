@@ -15,7 +15,7 @@ import type { Authenticators } from "./authenticate.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import type { OperationHandlers } from "./handler-types.ts";
 import type { OpenApiDocument } from "./openapi-document.ts";
-import { operationsRouter } from "./operations.ts";
+import { operationsDispatch } from "./operations.ts";
 import { requestContext } from "./request-context.ts";
 import { cacheRouteRegexps } from "./route-regex-cache.ts";
 import { isStorableDateTime, refuseUnstorableInput } from "./storable.ts";
@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   app.use(
-    operationsRouter({
+    operationsDispatch({
       doc: deps.openapi.doc,
       handlers: deps.handlers,
       authenticators: deps.authenticators,

@@ -59,8 +59,3 @@ export function listOperations(doc: Record<string, unknown>): OperationSpec[] {
   }
   return operations;
 }
-
-/** `/v1/leads/{lead_id}` → `/v1/leads/:lead_id` (Express route syntax). */
-export function toExpressPath(path: string): string {
-  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
-}

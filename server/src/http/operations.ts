@@ -1,20 +1,29 @@
 /**
- * Routes every operation of the contract: the paths and methods come from the OpenAPI document, the handlers
- * from a table keyed by operationId (typed by the generated `operations`, so a handler for an operation that
- * does not exist fails to compile). Every operation must have one: a contract operation without a handler stops
- * the start, naming it, rather than answering 501 at run time.
+ * Runs every operation of the contract: the handlers come from a table keyed by operationId (typed by the
+ * generated `operations`, so a handler for an operation that does not exist fails to compile). Every operation
+ * must have one: a contract operation without a handler stops the start, naming it, rather than answering 501 at
+ * run time.
+ *
+ * The validator has already matched the request to its operation (an unknown path is its 404, a wrong method its
+ * 405), so this dispatches by that operationId in one look-up, instead of walking an Express route per operation
+ * and matching each one's pattern again.
  *
  * Chain of an operation: its authenticator (from its security scheme), the request budget of the caller, then the
  * handler, whose typed reply is sent here.
  */
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
 import type { Authenticators, SecurityScheme } from "./authenticate.ts";
 import type { OperationHandlers, OperationId } from "./handler-types.ts";
-import { listOperations, toExpressPath } from "./openapi-document.ts";
+import { listOperations } from "./openapi-document.ts";
 
-export function operationsRouter(options: {
+/** What express-openapi-validator sets on a request that matches an operation of the contract. */
+export interface MatchedRequest extends Request {
+  openapi?: { expressRoute: string; pathParams: Record<string, string>; schema: { operationId?: string } };
+}
+
+export function operationsDispatch(options: {
   doc: Record<string, unknown>;
   handlers: OperationHandlers;
   authenticators: Authenticators;
@@ -22,13 +31,13 @@ export function operationsRouter(options: {
   budget: RequestHandler;
   /** Whether the validator checks responses: it sees them through `res.json`. */
   validateResponses: boolean;
-}): Router {
-  const router = express.Router();
+}): RequestHandler {
   const operations = listOperations(options.doc);
   const missing = operations.filter((operation) => !options.handlers[operation.operationId as OperationId]);
   if (missing.length > 0) {
     throw new Error(`No handler for ${missing.map((operation) => operation.operationId).join(", ")}`);
   }
+  const chains = new Map<string, RequestHandler>();
   for (const operation of operations) {
     const scheme = operation.schemes[0] as SecurityScheme | undefined;
     const chain: RequestHandler[] = [];
@@ -40,9 +49,47 @@ export function operationsRouter(options: {
     chain.push(
       toExpress(options.handlers[operation.operationId as OperationId] as AnyHandler, options.validateResponses),
     );
-    router[operation.method](toExpressPath(operation.path), ...chain);
+    chains.set(operation.operationId, inSequence(chain));
   }
-  return router;
+  return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
+    const matched = (req as MatchedRequest).openapi;
+    const chain = matched?.schema.operationId === undefined ? undefined : chains.get(matched.schema.operationId);
+    if (chain === undefined) {
+      next();
+      return;
+    }
+    // Express gives every middleware its own (here empty) params: the operation's are the validator's, as checked.
+    req.params = matched?.pathParams ?? {};
+    chain(req, res, next);
+  };
+}
+
+/**
+ * Middleware run one after another as Express would run them: `next()` goes on, `next(error)`, a throw or a
+ * rejected promise goes to `done` with the error, and the end of the chain goes to `done()`.
+ */
+function inSequence(chain: RequestHandler[]): RequestHandler {
+  return function runChain(req: Request, res: Response, done: NextFunction): void {
+    let index = 0;
+    const step = (error?: unknown): void => {
+      if (error !== undefined && error !== null) {
+        done(error);
+        return;
+      }
+      const handler = chain[index++];
+      if (handler === undefined) {
+        done();
+        return;
+      }
+      try {
+        const result = handler(req, res, step) as unknown;
+        if (result instanceof Promise) result.catch((reason: unknown) => done(reason ?? new Error("Rejected promise")));
+      } catch (thrown) {
+        done(thrown);
+      }
+    };
+    step();
+  };
 }
 
 /** Any operation's reply, as sent. */

@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { newId } from "../lib/ids.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { MatchedRequest } from "./operations.ts";
 
 declare global {
   namespace Express {
@@ -41,8 +42,10 @@ export function requestContext(options: { logger: Logger; metrics: Metrics }) {
     if (req.path.startsWith("/v1/") || req.path.startsWith("/api/")) res.setHeader("Cache-Control", "no-store");
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      // The route template, never the raw path: ids in paths would explode the label set.
-      const route = (req.route?.path as string | undefined) ?? "unmatched";
+      // The route template, never the raw path: ids in paths would explode the label set. Operations of the
+      // contract are dispatched by the validator's match (operations.ts), other routes by Express.
+      const route =
+        (req as MatchedRequest).openapi?.expressRoute ?? (req.route?.path as string | undefined) ?? "unmatched";
       options.metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
       accessLog.info(
         {
