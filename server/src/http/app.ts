@@ -11,6 +11,7 @@ import type { Config } from "../config.ts";
 import { type ConsoleBuild, consoleRouter } from "../ops/console.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
+import { isApiPath } from "./api-paths.ts";
 import type { Authenticators } from "./authenticate.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import type { OperationHandlers } from "./handler-types.ts";
@@ -44,13 +45,15 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext({ logger: deps.logger, metrics: deps.metrics }));
   app.use(
-    opsRouter({
-      openapi: deps.openapi,
-      readiness: deps.readiness,
-      isShuttingDown: deps.isShuttingDown ?? (() => false),
-    }),
+    outsideTheApi(
+      opsRouter({
+        openapi: deps.openapi,
+        readiness: deps.readiness,
+        isShuttingDown: deps.isShuttingDown ?? (() => false),
+      }),
+    ),
   );
-  if (deps.console) app.use(consoleRouter(deps.console));
+  if (deps.console) app.use(outsideTheApi(consoleRouter(deps.console)));
 
   // strict: only objects and arrays, as every body of the contract is an object.
   app.use(
@@ -87,4 +90,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFoundHandler());
   app.use(errorHandler());
   return app;
+}
+
+/**
+ * A router of paths outside `/v1/` and `/api/` (probes, the reference, the console's pages): requests of the API
+ * pass it by without walking its routes, none of which could match them.
+ */
+function outsideTheApi(router: RequestHandler): RequestHandler {
+  return function skippedByTheApi(req, res, next) {
+    if (isApiPath(req.path)) next();
+    else router(req, res, next);
+  };
 }

@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { newId } from "../lib/ids.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import { isApiPath } from "./api-paths.ts";
 import type { MatchedRequest } from "./operations.ts";
 
 declare global {
@@ -39,7 +40,7 @@ export function requestContext(options: { logger: Logger; metrics: Metrics }) {
     res.setHeader("X-Content-Type-Options", "nosniff");
     // Answers of the API and the account endpoints are one caller's data, some with secrets (a new key, a webhook
     // secret, the session's CSRF token): no cache along the way may keep them (RFC 9111 §5.2.2.5).
-    if (req.path.startsWith("/v1/") || req.path.startsWith("/api/")) res.setHeader("Cache-Control", "no-store");
+    if (isApiPath(req.path)) res.setHeader("Cache-Control", "no-store");
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The route template, never the raw path: ids in paths would explode the label set. Operations of the
