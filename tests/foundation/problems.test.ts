@@ -11,6 +11,12 @@ const json = (body: string, headers: Record<string, string> = {}): RequestInit =
   body,
 });
 
+function formOf(fields: Record<string, string>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  return form;
+}
+
 interface Case {
   name: string;
   path: string;
@@ -31,6 +37,12 @@ const cases: Case[] = [
     name: "a body that is not JSON",
     path: "/api/auth/register",
     init: { method: "POST", headers: { "content-type": "text/plain" }, body: "email=a@example.com" },
+    want: { status: 415, code: "UNSUPPORTED_MEDIA_TYPE" },
+  },
+  {
+    name: "a multipart form",
+    path: "/api/auth/register",
+    init: { method: "POST", body: formOf({ email: "a@example.com", password: "correct horse battery" }) },
     want: { status: 415, code: "UNSUPPORTED_MEDIA_TYPE" },
   },
   {

@@ -71,6 +71,8 @@ export function createApp(deps: AppDeps): Express {
       validateResponses: deps.config.validateResponses,
       // Authentication is ours (it needs the key store); the validator checks shapes only.
       validateSecurity: false,
+      // Every body of the contract is JSON: no multipart parser (a multipart body is a 415 like any other type).
+      fileUploader: false,
       ignoreUndocumented: false,
       // RFC 3339 date-times that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond
       // ±15:59 is a 400 naming the field, not a 500 from the database.
