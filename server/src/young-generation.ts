@@ -1,10 +1,10 @@
 /**
  * The size of V8's young generation for the API's processes. Every request allocates short-lived objects (the
  * parsed request, rows, the answer); the young generation is scavenged each time it fills, and a scavenge costs
- * what survives it (the requests in flight), not its size. V8 sizes it from the heap limit (`0`: 16 MB
- * semi-spaces on this machine's 64-bit Node 20); 64 MB scavenges a quarter as often. Under `npm run bench:api`
- * the CPU time of a `GET /v1/leads` fell by 8 % (0.842 → 0.776 ms), at the cost of up to ~100 MB more resident
- * memory per process under load.
+ * what survives it (the requests in flight), not its size. V8 sizes it from the heap limit (`0`: 32 MB
+ * semi-spaces on this machine's Node 20, measured with `v8.getHeapSpaceStatistics()`); 64 MB scavenges half as
+ * often. Under `npm run bench:api` the CPU time of a `GET /v1/leads` fell by 8 % (0.842 → 0.776 ms), at the cost
+ * of up to 64 MB more memory per process (two semi-spaces, each 32 MB larger).
  *
  * V8 reads the size once, at start: the processes the cluster forks (production's default, one per core) get the
  * flag; a single process is started with it (`node --max-semi-space-size=64 server/dist/main.js`, README). An

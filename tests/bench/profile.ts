@@ -43,11 +43,19 @@ function owner(url: string, name: string): string {
   return url;
 }
 
-/** Sums the self time of the samples taken from `fromUs` on (the load after its warm-up, not the start-up). */
+/**
+ * Sums the samples taken from `fromUs` on (the load after its warm-up, not the start-up): self time by owner and by
+ * function, and inclusive time by owner.
+ */
 function summarise(profile: Profile, fromUs: number): void {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  // The owner of each frame that has code (a url), once per node rather than once per sample and frame.
+  const codeOwnerOf = new Map<number, string>();
+  for (const node of profile.nodes) {
+    if (node.callFrame.url) codeOwnerOf.set(node.id, owner(node.callFrame.url, node.callFrame.functionName));
+  }
   const byOwner = new Map<string, number>();
   const byOwnerInclusive = new Map<string, number>();
   const byFunction = new Map<string, number>();
@@ -65,9 +73,9 @@ function summarise(profile: Profile, fromUs: number): void {
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + delta);
     // Inclusive: the sample counts once for every owner on its stack (a layer's cost with what it calls).
     const onStack = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
-      const frame = byId.get(at)?.callFrame;
-      if (frame?.url) onStack.add(owner(frame.url, frame.functionName));
+    for (let frame: number | undefined = id; frame !== undefined; frame = parentOf.get(frame)) {
+      const frameOwner = codeOwnerOf.get(frame);
+      if (frameOwner !== undefined) onStack.add(frameOwner);
     }
     for (const name of onStack) byOwnerInclusive.set(name, (byOwnerInclusive.get(name) ?? 0) + delta);
   });

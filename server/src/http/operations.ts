@@ -53,13 +53,14 @@ export function operationsDispatch(options: {
   }
   return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
     const matched = (req as MatchedRequest).openapi;
-    const chain = matched?.schema.operationId === undefined ? undefined : chains.get(matched.schema.operationId);
-    if (chain === undefined) {
+    const operationId = matched?.schema.operationId;
+    const chain = operationId === undefined ? undefined : chains.get(operationId);
+    if (matched === undefined || chain === undefined) {
       next();
       return;
     }
     // Express gives every middleware its own (here empty) params: the operation's are the validator's, as checked.
-    req.params = matched?.pathParams ?? {};
+    req.params = matched.pathParams;
     chain(req, res, next);
   };
 }
