@@ -13,6 +13,7 @@ import type { Metrics } from "../ops/metrics.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
 import { isApiPath } from "./api-paths.ts";
 import type { Authenticators } from "./authenticate.ts";
+import { compileContract, contractRequests } from "./contract-requests.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import type { OperationHandlers } from "./handler-types.ts";
 import type { OpenApiDocument } from "./openapi-document.ts";
@@ -37,7 +38,6 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  cacheRouteRegexps();
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", deps.config.trustProxy);
@@ -62,23 +62,28 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(refuseUnstorableInput());
 
-  app.use(
-    OpenApiValidator.middleware({
-      // The document's server is `{base_url}`; the validator matches paths from the root.
-      apiSpec: { ...deps.openapi.doc, servers: [{ url: "/" }] } as never,
-      // allErrors: report every failed field at once; the body limit bounds the work.
-      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
-      validateResponses: deps.config.validateResponses,
-      // Authentication is ours (it needs the key store); the validator checks shapes only.
-      validateSecurity: false,
-      // Every body of the contract is JSON: no multipart parser (a multipart body is a 415 like any other type).
-      fileUploader: false,
-      ignoreUndocumented: false,
-      // RFC 3339 date-times that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond
-      // ±15:59 is a 400 naming the field, not a 500 from the database.
-      formats: { "date-time": { type: "string", validate: isStorableDateTime } },
-    }),
-  );
+  // The contract's check of every request, compiled from the document (contract-requests.ts). RFC 3339 date-times
+  // that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond ±15:59 is a 400 naming the
+  // field, not a 500 from the database.
+  const formats = { "date-time": isStorableDateTime };
+  app.use(contractRequests(compileContract(deps.openapi.doc, { formats })));
+  if (deps.config.validateResponses) {
+    // Tests and development check every response against the contract too: express-openapi-validator sees them
+    // through res.json (operations.ts sends through it then). Requests are checked above, not again here.
+    cacheRouteRegexps();
+    app.use(
+      OpenApiValidator.middleware({
+        // The document's server is `{base_url}`; the validator matches paths from the root.
+        apiSpec: { ...deps.openapi.doc, servers: [{ url: "/" }] } as never,
+        validateRequests: false,
+        validateResponses: true,
+        validateSecurity: false,
+        fileUploader: false,
+        ignoreUndocumented: false,
+        formats: { "date-time": { type: "string", validate: isStorableDateTime } },
+      }),
+    );
+  }
 
   app.use(
     operationsDispatch({

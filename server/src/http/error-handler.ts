@@ -1,6 +1,6 @@
 /**
  * The one place that writes error responses. Whatever went wrong (an AppError from a service, a body-parser
- * failure, an express-openapi-validator error, or anything unknown) leaves as RFC 9457 problem+json with a
+ * failure, a contract check's error (contract-requests.ts, in express-openapi-validator's form), or anything unknown) leaves as RFC 9457 problem+json with a
  * stable `code`, the request id, and never a stack trace or an HTML page.
  */
 import type { ErrorRequestHandler, Request, Response } from "express";
@@ -28,7 +28,7 @@ export function fieldPath(path: string | undefined): string {
 interface ValidatorItem {
   path?: string;
   message?: string;
-  /** `<ajv keyword>.openapi.validation` (express-openapi-validator). */
+  /** `<ajv keyword>.openapi.validation` (the contract check, as express-openapi-validator wrote it). */
   errorCode?: string;
 }
 
@@ -96,7 +96,7 @@ export function toAppError(error: unknown): AppError {
       return new AppError("UNSUPPORTED_MEDIA_TYPE", { detail: http.message, cause: error });
   }
 
-  // express-openapi-validator errors carry an HTTP status and, for 400, one entry per failed field.
+  // The contract check's errors carry an HTTP status and, for 400, one entry per failed field.
   switch (status) {
     case 400:
       return new AppError("VALIDATION_FAILED", { errors: fieldErrors(http.errors ?? []), cause: error });

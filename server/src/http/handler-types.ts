@@ -1,6 +1,6 @@
 /**
  * An operation's handler, typed from the generated contract: its path parameters, query and body arrive typed (the
- * validator has checked them against the same document before the handler runs), and what it returns must be one
+ * contract check has checked them against the same document before the handler runs), and what it returns must be one
  * of the operation's success answers. Handlers therefore need no casts; `operations.ts` turns them into Express
  * handlers in one place.
  */

@@ -4,7 +4,7 @@
  * must have one: a contract operation without a handler stops the start, naming it, rather than answering 501 at
  * run time.
  *
- * The validator has already matched the request to its operation (an unknown path is its 404, a wrong method its
+ * The contract check (contract-requests.ts) has already matched the request to its operation (an unknown path is its 404, a wrong method its
  * 405), so this dispatches by that operationId in one look-up, instead of walking an Express route per operation
  * and matching each one's pattern again.
  *
@@ -18,7 +18,7 @@ import type { Authenticators, SecurityScheme } from "./authenticate.ts";
 import type { OperationHandlers, OperationId } from "./handler-types.ts";
 import { listOperations } from "./openapi-document.ts";
 
-/** What express-openapi-validator sets on a request that matches an operation of the contract. */
+/** What the contract check sets on a request that matches an operation of the contract. */
 export interface MatchedRequest extends Request {
   openapi?: { expressRoute: string; pathParams: Record<string, string>; schema: { operationId?: string } };
 }
@@ -29,7 +29,7 @@ export function operationsDispatch(options: {
   authenticators: Authenticators;
   /** The caller's request budget, after authentication. */
   budget: RequestHandler;
-  /** Whether the validator checks responses: it sees them through `res.json`. */
+  /** Whether responses are checked (express-openapi-validator, in tests): it sees them through `res.json`. */
   validateResponses: boolean;
 }): RequestHandler {
   const operations = listOperations(options.doc);
@@ -59,7 +59,7 @@ export function operationsDispatch(options: {
       next();
       return;
     }
-    // Express gives every middleware its own (here empty) params: the operation's are the validator's, as checked.
+    // Express gives every middleware its own (here empty) params: the operation's are the contract check's.
     req.params = matched.pathParams;
     chain(req, res, next);
   };
@@ -103,7 +103,7 @@ interface AnyReply {
 type AnyHandler = (call: never) => Promise<AnyReply>;
 
 /**
- * The one place where a request becomes a typed call: the validator has already checked params, query and body
+ * The one place where a request becomes a typed call: the contract check has already checked params, query and body
  * against the operation, so their contract types hold here.
  */
 function toExpress(handler: AnyHandler, validateResponses: boolean): RequestHandler {
@@ -128,7 +128,7 @@ function send(res: Response, reply: AnyReply, validateResponses: boolean): void 
   res.statusCode = reply.status;
   if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
   if (reply.status === 204 || reply.body === undefined) res.end();
-  // Checked responses (tests, development) pass through res.json, where the validator sees them.
+  // Checked responses (tests, development) pass through res.json, where the response validator sees them.
   else if (validateResponses) res.json(reply.body);
   else {
     // The same answer without res.json's detours: it turned every body over 1,000 characters into a Buffer copy

@@ -44,7 +44,7 @@ export function requestContext(options: { logger: Logger; metrics: Metrics }) {
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The route template, never the raw path: ids in paths would explode the label set. Operations of the
-      // contract are dispatched by the validator's match (operations.ts), other routes by Express.
+      // contract are dispatched by the contract check's match (contract-requests.ts), other routes by Express.
       const route =
         (req as MatchedRequest).openapi?.expressRoute ?? (req.route?.path as string | undefined) ?? "unmatched";
       options.metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);

@@ -7,7 +7,7 @@
  *   `CUSTOM_ATTRIBUTES_MAX_DEPTH` levels, any body at most `BODY_MAX_DEPTH` (deeper ones overflow the stack of
  *   recursive serialisers);
  * - RFC 3339 date-times outside PostgreSQL's `timestamptz`: year 0000, an offset beyond ±15:59, a day that the
- *   month does not have (`isStorableDateTime`, installed as the validator's `date-time` format).
+ *   month does not have (`isStorableDateTime`, installed as the contract check's `date-time` format).
  */
 import type { NextFunction, Request, Response } from "express";
 import { AppError, type FieldError } from "../errors.ts";
@@ -49,7 +49,7 @@ export function unstorableString(value: string): string | undefined {
 }
 
 /**
- * Every problem of a parsed JSON value (or query object), with field paths as the validator writes them
+ * Every problem of a parsed JSON value (or query object), with field paths as the contract check writes them
  * (`body.custom_attributes.plan`). Iterative, so that depth itself cannot overflow the stack; stops at `limit`.
  */
 export function unstorableFields(root: unknown, prefix: string, limit = 20): FieldError[] {
