@@ -11,9 +11,9 @@
  * The Ajv options are that validator's: draft 2020-12, every error at once, defaults applied, query and header
  * values coerced to their types (the body never), ajv-formats' `fast` formats.
  *
- * Two of that validator's quirks are left out, both for inputs no client of the contract sends: a query value that
- * parses as JSON stays a string (`?status="new"` is a 400, where it was read as `new`), and brackets in a query
- * parameter's name are part of the name (`?limit[]=5` is an unknown parameter, where it was read as a list).
+ * One of that validator's quirks is left out, for inputs no client of the contract sends: brackets in a query
+ * parameter's name are part of the name (`?limit[]=5` is an unknown parameter, where it was read as a list, and
+ * `?[a]=1` a 400, where it was dropped).
  *
  * The subset of OpenAPI it supports is what the contract uses, and `compileContract` refuses anything else at start:
  * path, query and header parameters with a schema (query parameters are single values: no arrays, objects or
