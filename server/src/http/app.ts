@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
         validateSecurity: false,
         fileUploader: false,
         ignoreUndocumented: false,
-        formats: { "date-time": { type: "string", validate: isStorableDateTime } },
+        formats: { "date-time": { type: "string", validate: formats["date-time"] } },
       }),
     );
   }

@@ -64,14 +64,17 @@ const PARAMETER_PLACES: Record<string, "query" | "headers" | "params"> = {
 };
 
 interface Operation {
-  readonly operationId: string;
   readonly expressRoute: string;
+  /** The document's operation object (`req.openapi.schema`, whose operationId operations.ts dispatches by). */
   readonly schema: Json;
   /** The declared query parameters: any other is a 400. */
   readonly queryNames: ReadonlySet<string>;
   /** Media types of the body (lower case), absent when the operation takes none. */
   readonly mediaTypes: ReadonlySet<string> | undefined;
   readonly bodyRequired: boolean;
+  /** What the validators below are compiled from: the parameters by place, and the body when there is one. */
+  readonly parametersSchema: SchemaObject;
+  readonly bodySchema: SchemaObject | undefined;
   /** Built on the operation's first request. */
   validators?: { parameters: ValidateFunction; body: ValidateFunction | undefined };
 }
@@ -111,6 +114,10 @@ function parametersSchema(parameters: Parameter[], components: unknown): SchemaO
     if (!place || !parameter.schema || parameter.content !== undefined) {
       throw new Error(`Unsupported parameter ${parameter.in} ${parameter.name}: only path, query and header schemas`);
     }
+    const type = parameter.schema.type;
+    if (place === "query" && (type === "array" || type === "object")) {
+      throw new Error(`Unsupported query parameter ${parameter.name}: only single values`);
+    }
     const name = place === "headers" ? parameter.name.toLowerCase() : parameter.name;
     places[place] ??= { type: "object", properties: {} };
     places[place].properties[name] = parameter.schema;
@@ -149,16 +156,9 @@ function parametersOf(doc: Json, item: Json, operation: Json): Parameter[] {
   return [...byKey.values()];
 }
 
-function scalarQuerySchema(parameter: Parameter): void {
-  const type = parameter.schema?.type;
-  if (parameter.in === "query" && (type === "array" || type === "object")) {
-    throw new Error(`Unsupported query parameter ${parameter.name}: only single values`);
-  }
-}
-
 export interface CompiledContract {
-  /** The route and operation of a request, or the ContractError it answers (404, 405). */
-  match(method: string, path: string): { route: Route; operation: Operation; pathParams: Record<string, string> };
+  /** The operation of a request and its path parameters, or the ContractError it answers (404, 405). */
+  match(method: string, path: string): { operation: Operation; pathParams: Record<string, string> };
   /** Checks the request's parameters and body, coercing them and applying defaults in place; throws a 400 or 415. */
   check(operation: Operation, req: Request, pathParams: Record<string, string>): void;
 }
@@ -173,8 +173,6 @@ export function compileContract(
   const routes: Route[] = [];
   /** Routes without parameters by their exact path (the common case: a request spelled as the contract spells it). */
   const exact = new Map<string, Route>();
-  const parameterSchemas = new Map<Operation, SchemaObject>();
-  const bodySchemas = new Map<Operation, SchemaObject>();
 
   for (const [openApiRoute, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     const expressRoute = openApiRoute.replace(/\{([^}]+)\}/g, ":$1");
@@ -186,28 +184,25 @@ export function compileContract(
       methods.push(method);
       const schema = item[method] as Json;
       const parameters = parametersOf(doc, item, schema);
-      for (const parameter of parameters) scalarQuerySchema(parameter);
       const requestBody = schema.requestBody as { required?: boolean; content?: Record<string, Json> } | undefined;
       const content = requestBody?.content;
       if (content && Object.keys(content).some((type) => type.toLowerCase() !== "application/json")) {
         throw new Error(`Unsupported body of ${String(schema.operationId)}: only application/json`);
       }
+      const bodyRequired = requestBody?.required === true;
       const operation: Operation = {
-        operationId: String(schema.operationId),
         expressRoute,
         schema,
         queryNames: new Set(parameters.filter((parameter) => parameter.in === "query").map((p) => p.name)),
         mediaTypes: content ? new Set(Object.keys(content).map((type) => type.toLowerCase())) : undefined,
-        bodyRequired: requestBody?.required === true,
-      };
-      parameterSchemas.set(operation, parametersSchema(parameters, components));
-      if (content) {
-        bodySchemas.set(operation, {
+        bodyRequired,
+        parametersSchema: parametersSchema(parameters, components),
+        bodySchema: content && {
           components,
           properties: { body: (content["application/json"]?.schema as SchemaObject | undefined) ?? {} },
-          ...(operation.bodyRequired ? { required: ["body"] } : {}),
-        });
-      }
+          ...(bodyRequired ? { required: ["body"] } : {}),
+        },
+      };
       operations.set(method.toUpperCase(), operation);
     }
     const route: Route = { regexp, keys: keys.map((key) => key.name), operations, allow: methods.join(", ") };
@@ -216,13 +211,10 @@ export function compileContract(
   }
 
   function validatorsOf(operation: Operation) {
-    if (!operation.validators) {
-      const body = bodySchemas.get(operation);
-      operation.validators = {
-        parameters: general.compile(parameterSchemas.get(operation) as SchemaObject),
-        body: body ? bodies.compile(body) : undefined,
-      };
-    }
+    operation.validators ??= {
+      parameters: general.compile(operation.parametersSchema),
+      body: operation.bodySchema && bodies.compile(operation.bodySchema),
+    };
     return operation.validators;
   }
 
@@ -254,7 +246,7 @@ export function compileContract(
           throw new ContractError(400, "malformed URI", [{ path, message: "malformed URI" }]);
         }
       }
-      return { route, operation, pathParams };
+      return { operation, pathParams };
     },
 
     check(operation, req, pathParams) {
@@ -268,16 +260,8 @@ export function compileContract(
       // Express 5 parses the query string on every read of req.query: read once, check, and keep the checked object.
       const query = req.query as Record<string, unknown>;
       for (const name of Object.keys(query)) {
-        if (!operation.queryNames.has(name)) {
-          throw new ContractError(400, `Unknown query parameter '${name}'`, [
-            { path: `/query/${name}`, message: `Unknown query parameter '${name}'` },
-          ]);
-        }
-        if (query[name] === "") {
-          throw new ContractError(400, `Empty value found for query parameter '${name}'`, [
-            { path: `/query/${name}`, message: `Empty value found for query parameter '${name}'` },
-          ]);
-        }
+        if (!operation.queryNames.has(name)) throw queryError(name, `Unknown query parameter '${name}'`);
+        if (query[name] === "") throw queryError(name, `Empty value found for query parameter '${name}'`);
       }
       const data = { query, headers: req.headers, params: pathParams, body: req.body as unknown };
       const validators = validatorsOf(operation);
@@ -289,6 +273,10 @@ export function compileContract(
       throw new ContractError(400, "request validation failed", errors.map(toItem));
     },
   };
+}
+
+function queryError(name: string, message: string): ContractError {
+  return new ContractError(400, message, [{ path: `/query/${name}`, message }]);
 }
 
 /** An Ajv error as express-openapi-validator reported it: the missing or unknown property's own path. */
