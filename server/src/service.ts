@@ -3,7 +3,7 @@
  * HTTP API. `main.ts` calls it; so do the tests, which start the real thing on port 0.
  */
 
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import type PgBoss from "pg-boss";
@@ -214,10 +214,13 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         ...webhookHandlers({ ...writes, urls }),
       },
     });
+    const listening = createServer(app);
     server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(config.port, config.host, (error?: Error) =>
-        error ? reject(error) : resolve(listening),
-      );
+      listening.once("error", reject);
+      listening.listen(config.port, config.host, () => {
+        listening.off("error", reject);
+        resolve(listening);
+      });
     });
     // Idle keep-alive connections stay open longer than the load balancers' and clients' own idle timeouts (60 s is
     // common): a server that closes first races a client reusing the connection, whose request then fails with

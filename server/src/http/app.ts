@@ -1,11 +1,13 @@
 /**
- * `createApp(deps)` builds the Express application and never listens: `main.ts` and the tests do that.
+ * `createApp(deps)` builds the server's request listener and never listens: `service.ts` does that.
  *
- * Order: request context → operational routes → the console's pages and assets → JSON body → contract validation → operation (authentication,
- * handler) → 404 → the one error handler.
+ * Requests of the API and the account endpoints (`/v1/`, `/api/`) are the contract's operations, served by
+ * operations.ts from node:http; every other path goes to Express: the probes, the reference, the console's pages
+ * and assets, then a 404. Both open the same request context (request id, headers, access log) and answer errors
+ * with the same problem+json.
  */
-import express, { type Express, type RequestHandler } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
+import type { RequestListener } from "node:http";
+import express from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { type ConsoleBuild, consoleRouter } from "../ops/console.ts";
@@ -13,14 +15,15 @@ import type { Metrics } from "../ops/metrics.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
 import { isApiPath } from "./api-paths.ts";
 import type { Authenticators } from "./authenticate.ts";
-import { compileContract, contractRequests } from "./contract-requests.ts";
+import type { RequestBudget } from "./budget.ts";
+import { compileContract } from "./contract-requests.ts";
+import { compileResponseCheck } from "./contract-responses.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import type { OperationHandlers } from "./handler-types.ts";
 import type { OpenApiDocument } from "./openapi-document.ts";
-import { operationsDispatch } from "./operations.ts";
-import { requestContext } from "./request-context.ts";
-import { cacheRouteRegexps } from "./route-regex-cache.ts";
-import { isStorableDateTime, refuseUnstorableInput } from "./storable.ts";
+import { contractOperations } from "./operations.ts";
+import { requestContext, requestContexts } from "./request-context.ts";
+import { isStorableDateTime } from "./storable.ts";
 
 export interface AppDeps {
   config: Pick<Config, "trustProxy" | "bodyLimitBytes" | "validateResponses">;
@@ -31,81 +34,53 @@ export interface AppDeps {
   handlers: OperationHandlers;
   authenticators: Authenticators;
   /** The request budget of an authenticated caller (`budget.ts`). */
-  budget: RequestHandler;
+  budget: RequestBudget;
   isShuttingDown?: () => boolean;
   /** The developer console's build, served at `/` (absent: not built, and `/` stays a 404). */
   console?: ConsoleBuild | undefined;
 }
 
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps): RequestListener {
+  const openRequest = requestContexts({ logger: deps.logger, metrics: deps.metrics });
+  const { doc } = deps.openapi;
+  // RFC 3339 date-times that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond ±15:59 is
+  // a 400 naming the field, not a 500 from the database.
+  const formats = { "date-time": isStorableDateTime };
+  const serveOperation = contractOperations({
+    doc,
+    contract: compileContract(doc, { formats }),
+    handlers: deps.handlers,
+    authenticators: deps.authenticators,
+    budget: deps.budget,
+    checkResponse: deps.config.validateResponses ? compileResponseCheck(doc, { formats }) : undefined,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+  });
+
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", deps.config.trustProxy);
   app.set("etag", false);
-
-  app.use(requestContext({ logger: deps.logger, metrics: deps.metrics }));
+  app.use(requestContext(openRequest));
   app.use(
-    outsideTheApi(
-      opsRouter({
-        openapi: deps.openapi,
-        readiness: deps.readiness,
-        isShuttingDown: deps.isShuttingDown ?? (() => false),
-      }),
-    ),
-  );
-  if (deps.console) app.use(outsideTheApi(consoleRouter(deps.console)));
-
-  // strict: only objects and arrays, as every body of the contract is an object.
-  app.use(
-    express.json({ limit: deps.config.bodyLimitBytes, strict: true, type: ["application/json", "application/*+json"] }),
-  );
-
-  app.use(refuseUnstorableInput());
-
-  // The contract's check of every request, compiled from the document (contract-requests.ts). RFC 3339 date-times
-  // that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond ±15:59 is a 400 naming the
-  // field, not a 500 from the database.
-  const formats = { "date-time": isStorableDateTime };
-  app.use(contractRequests(compileContract(deps.openapi.doc, { formats })));
-  if (deps.config.validateResponses) {
-    // Tests and development check every response against the contract too: express-openapi-validator sees them
-    // through res.json (operations.ts sends through it then). Requests are checked above, not again here.
-    cacheRouteRegexps();
-    app.use(
-      OpenApiValidator.middleware({
-        // The document's server is `{base_url}`; the validator matches paths from the root.
-        apiSpec: { ...deps.openapi.doc, servers: [{ url: "/" }] } as never,
-        validateRequests: false,
-        validateResponses: true,
-        validateSecurity: false,
-        fileUploader: false,
-        ignoreUndocumented: false,
-        formats: { "date-time": { type: "string", validate: formats["date-time"] } },
-      }),
-    );
-  }
-
-  app.use(
-    operationsDispatch({
-      doc: deps.openapi.doc,
-      handlers: deps.handlers,
-      authenticators: deps.authenticators,
-      budget: deps.budget,
-      validateResponses: deps.config.validateResponses,
+    opsRouter({
+      openapi: deps.openapi,
+      readiness: deps.readiness,
+      isShuttingDown: deps.isShuttingDown ?? (() => false),
     }),
   );
+  if (deps.console) app.use(consoleRouter(deps.console));
   app.use(notFoundHandler());
   app.use(errorHandler());
-  return app;
-}
 
-/**
- * A router of paths outside `/v1/` and `/api/` (probes, the reference, the console's pages): requests of the API
- * pass it by without walking its routes, none of which could match them.
- */
-function outsideTheApi(router: RequestHandler): RequestHandler {
-  return function skippedByTheApi(req, res, next) {
-    if (isApiPath(req.path)) next();
-    else router(req, res, next);
+  return function listener(req, res) {
+    const url = req.url ?? "/";
+    const mark = url.indexOf("?");
+    const path = mark === -1 ? url : url.slice(0, mark);
+    if (!isApiPath(path)) {
+      app(req, res);
+      return;
+    }
+    serveOperation(req, res, openRequest(req, res, path), path, mark === -1 ? "" : url.slice(mark + 1));
   };
 }

@@ -11,25 +11,25 @@
  * same-origin page can read from `GET /api/auth/session`.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { IncomingMessage } from "node:http";
 import type { VerifyKey } from "../domain/api-keys/verify-key.ts";
 import type { Session, VerifySession } from "../domain/auth/verify-session.ts";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
 import type { OperationSpec } from "./openapi-document.ts";
 
-declare global {
-  namespace Express {
-    interface Locals {
-      principal?: Principal;
-      /** The signed-in session, on `SessionCookie` operations. */
-      session?: Session;
-    }
-  }
+/** Who is calling, once authenticated. */
+export interface Credentials {
+  readonly principal: Principal;
+  /** The signed-in session, on `SessionCookie` operations. */
+  readonly session?: Session;
 }
 
+/** Authenticates a request, or throws its 401 or 403. */
+export type Authenticate = (req: IncomingMessage) => Promise<Credentials>;
+
 export type SecurityScheme = "ApiKeyBearer" | "SessionCookie";
-export type Authenticators = Readonly<Record<SecurityScheme, (operation: OperationSpec) => RequestHandler>>;
+export type Authenticators = Readonly<Record<SecurityScheme, (operation: OperationSpec) => Authenticate>>;
 
 const BEARER_CHALLENGE = 'Bearer realm="api"';
 export const SESSION_COOKIE = "sid";
@@ -62,7 +62,7 @@ function sameToken(a: string, b: string): boolean {
 export function createAuthenticators(deps: { verifyKey: VerifyKey; verifySession: VerifySession }): Authenticators {
   return {
     ApiKeyBearer(operation) {
-      return async function authenticateApiKey(req: Request, res: Response, next: NextFunction) {
+      return async function authenticateApiKey(req) {
         const token = parseBearer(req.headers.authorization);
         if (token === undefined) throw unauthenticated("Send the API key as `Authorization: Bearer <API_KEY>`.");
         const principal = await deps.verifyKey(token);
@@ -76,25 +76,24 @@ export function createAuthenticators(deps: { verifyKey: VerifyKey; verifySession
             },
           });
         }
-        res.locals.principal = principal;
-        next();
+        return { principal };
       };
     },
 
     SessionCookie() {
-      return async function authenticateSession(req: Request, res: Response, next: NextFunction) {
+      return async function authenticateSession(req) {
         const token = readCookie(req.headers.cookie, SESSION_COOKIE);
         const verified = token ? await deps.verifySession(token) : undefined;
         if (!verified) {
           throw new AppError("UNAUTHENTICATED", { detail: "Sign in first: this operation needs the session cookie." });
         }
-        if (!SAFE_METHODS.has(req.method)) {
-          const sent = req.get("x-csrf-token");
-          if (!sent || !sameToken(sent, verified.csrfToken)) throw new AppError("CSRF_TOKEN_INVALID");
+        if (!SAFE_METHODS.has(req.method ?? "")) {
+          const sent = req.headers["x-csrf-token"];
+          if (typeof sent !== "string" || !sent || !sameToken(sent, verified.csrfToken)) {
+            throw new AppError("CSRF_TOKEN_INVALID");
+          }
         }
-        res.locals.principal = verified.principal;
-        res.locals.session = verified.session;
-        next();
+        return { principal: verified.principal, session: verified.session };
       };
     },
   };

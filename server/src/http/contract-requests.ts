@@ -21,9 +21,7 @@
  */
 import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from "ajv/dist/2020.js";
 import formatsPlugin from "ajv-formats";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { pathToRegexp } from "path-to-regexp";
-import type { MatchedRequest } from "./operations.ts";
 
 /** An error of the request's shape, in express-openapi-validator's form: `error-handler.ts` maps it by status. */
 class ContractError extends Error {
@@ -63,9 +61,10 @@ const PARAMETER_PLACES: Record<string, "query" | "headers" | "params"> = {
   path: "params",
 };
 
-interface Operation {
+export interface Operation {
+  /** The route template (`/v1/leads/:lead_id`): the metrics' label. */
   readonly expressRoute: string;
-  /** The document's operation object (`req.openapi.schema`, whose operationId operations.ts dispatches by). */
+  /** The document's operation object, whose operationId operations.ts dispatches by. */
   readonly schema: Json;
   /** The declared query parameters: any other is a 400. */
   readonly queryNames: ReadonlySet<string>;
@@ -87,7 +86,8 @@ interface Route {
   readonly allow: string;
 }
 
-function ajvFor(coerceTypes: boolean, formats: Record<string, (value: string) => boolean>) {
+/** Ajv as express-openapi-validator configures it; `useDefaults` fills defaults in (requests only). */
+export function ajvFor(coerceTypes: boolean, formats: Record<string, (value: string) => boolean>, useDefaults = true) {
   const ajv = new Ajv2020({
     strict: false,
     strictNumbers: true,
@@ -95,7 +95,7 @@ function ajvFor(coerceTypes: boolean, formats: Record<string, (value: string) =>
     allowUnionTypes: false,
     validateSchema: false,
     coerceTypes,
-    useDefaults: true,
+    useDefaults,
     removeAdditional: false,
     allErrors: true,
   });
@@ -159,8 +159,19 @@ function parametersOf(doc: Json, item: Json, operation: Json): Parameter[] {
 export interface CompiledContract {
   /** The operation of a request and its path parameters, or the ContractError it answers (404, 405). */
   match(method: string, path: string): { operation: Operation; pathParams: Record<string, string> };
-  /** Checks the request's parameters and body, coercing them and applying defaults in place; throws a 400 or 415. */
-  check(operation: Operation, req: Request, pathParams: Record<string, string>): void;
+  /**
+   * Checks the request's parameters and body, coercing them and applying defaults in place (the query is node's
+   * `querystring.parse` of the query string, as Express 5 reads it); throws a 400 or 415.
+   */
+  check(operation: Operation, request: CheckedRequest): void;
+}
+
+/** A request's parts as they are checked. */
+interface CheckedRequest {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly query: Record<string, unknown>;
+  readonly params: Record<string, string>;
+  readonly body: unknown;
 }
 
 export function compileContract(
@@ -249,25 +260,23 @@ export function compileContract(
       return { operation, pathParams };
     },
 
-    check(operation, req, pathParams) {
+    check(operation, request) {
       if (operation.mediaTypes) {
-        const header = req.headers["content-type"];
+        // Node keeps the first of several Content-Type fields: it is one string or none.
+        const header = request.headers["content-type"] as string | undefined;
         const mediaType = header?.split(";")[0]?.trim().toLowerCase();
         if (mediaType === undefined ? operation.bodyRequired : !operation.mediaTypes.has(mediaType)) {
           throw new ContractError(415, `unsupported media type ${mediaType ?? "(none)"}`);
         }
       }
-      // Express 5 parses the query string on every read of req.query: read once, check, and keep the checked object.
-      const query = req.query as Record<string, unknown>;
+      const { query } = request;
       for (const name of Object.keys(query)) {
         if (!operation.queryNames.has(name)) throw queryError(name, `Unknown query parameter '${name}'`);
         if (query[name] === "") throw queryError(name, `Empty value found for query parameter '${name}'`);
       }
-      const data = { query, headers: req.headers, params: pathParams, body: req.body as unknown };
       const validators = validatorsOf(operation);
-      const parametersValid = validators.parameters(data);
-      const bodyValid = validators.body ? validators.body(data) : true;
-      Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
+      const parametersValid = validators.parameters(request);
+      const bodyValid = validators.body ? validators.body(request) : true;
       if (parametersValid && bodyValid) return;
       const errors = [...(validators.parameters.errors ?? []), ...(validators.body?.errors ?? [])];
       throw new ContractError(400, "request validation failed", errors.map(toItem));
@@ -292,25 +301,5 @@ function toItem(error: ErrorObject): ContractErrorItem {
     path: named !== undefined ? `${error.instancePath}/${named}` : error.instancePath,
     message: allowed ? `${error.message}: ${allowed.join(", ")}` : (error.message ?? "is invalid"),
     errorCode: `${error.keyword}.openapi.validation`,
-  };
-}
-
-/**
- * The middleware: matches the request to its operation (`req.openapi`, `req.params`, as operations.ts and the
- * request context read them) and checks it; any mismatch goes to the error handler.
- */
-export function contractRequests(contract: CompiledContract): RequestHandler {
-  return function checkContract(req: Request, _res: Response, next: NextFunction): void {
-    const url = req.originalUrl;
-    const query = url.indexOf("?");
-    const path = query === -1 ? url : url.slice(0, query);
-    const { operation, pathParams } = contract.match(req.method, path);
-    (req as MatchedRequest).openapi = {
-      expressRoute: operation.expressRoute,
-      pathParams,
-      schema: operation.schema as { operationId?: string },
-    };
-    contract.check(operation, req, pathParams);
-    next();
   };
 }

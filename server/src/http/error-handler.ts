@@ -1,9 +1,12 @@
 /**
  * The one place that writes error responses. Whatever went wrong (an AppError from a service, a body-parser
- * failure, a contract check's error (contract-requests.ts, in express-openapi-validator's form), or anything unknown) leaves as RFC 9457 problem+json with a
- * stable `code`, the request id, and never a stack trace or an HTML page.
+ * failure, a contract check's error (contract-requests.ts, in express-openapi-validator's form), or anything
+ * unknown) leaves as RFC 9457 problem+json with a stable `code`, the request id, and never a stack trace or an HTML
+ * page, from the contract's operations (operations.ts) and from the routes Express serves alike.
  */
+import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler, Request, Response } from "express";
+import type { Logger } from "pino";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { AppError, type FieldError, toProblem } from "../errors.ts";
 
@@ -125,37 +128,46 @@ export function toAppError(error: unknown): AppError {
   return new AppError("INTERNAL_ERROR", { cause: error });
 }
 
-function sendProblem(res: Response, error: AppError): void {
+/** Writes the problem of any thrown value, and logs it as its kind deserves. */
+export function answerError(
+  res: ServerResponse,
+  context: { readonly requestId: string; readonly log: Logger },
+  error: unknown,
+): void {
+  const appError = toAppError(error);
+  if (appError.code === "SERVICE_UNAVAILABLE") {
+    // An outage answers every request this way: one warning each, not an error each.
+    context.log.warn({ err: error, code: appError.code }, "request refused: a dependency is unavailable");
+  } else if (appError.status >= 500) {
+    context.log.error({ err: error, code: appError.code }, "request failed");
+  } else {
+    context.log.debug({ code: appError.code, detail: appError.detail }, "request refused");
+  }
+  sendProblem(res, appError, context.requestId);
+}
+
+function sendProblem(res: ServerResponse, error: AppError, requestId: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status);
+  res.statusCode = error.status;
   res.setHeader("Content-Type", "application/problem+json; charset=utf-8");
   res.setHeader("Cache-Control", "no-store");
-  // res.end, not res.json: the response validator wraps res.json, and error bodies follow the catalog anyway.
-  res.end(JSON.stringify(toProblem(error, res.locals.requestId)));
+  res.end(JSON.stringify(toProblem(error, requestId)));
 }
 
+/** Express's error handler, for the routes outside the contract. */
 export function errorHandler(): ErrorRequestHandler {
   return function handleError(error: unknown, _req: Request, res: Response, _next): void {
-    const appError = toAppError(error);
-    if (appError.code === "SERVICE_UNAVAILABLE") {
-      // An outage answers every request this way: one warning each, not an error each.
-      res.locals.log.warn({ err: error, code: appError.code }, "request refused: a dependency is unavailable");
-    } else if (appError.status >= 500) {
-      res.locals.log.error({ err: error, code: appError.code }, "request failed");
-    } else {
-      res.locals.log.debug({ code: appError.code, detail: appError.detail }, "request refused");
-    }
-    sendProblem(res, appError);
+    answerError(res, res.locals, error);
   };
 }
 
 /** After every route: nothing answered this path. */
 export function notFoundHandler() {
   return function notFound(_req: Request, res: Response): void {
-    sendProblem(res, new AppError("ROUTE_NOT_FOUND"));
+    sendProblem(res, new AppError("ROUTE_NOT_FOUND"), res.locals.requestId);
   };
 }

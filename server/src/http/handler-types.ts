@@ -1,11 +1,10 @@
 /**
  * An operation's handler, typed from the generated contract: its path parameters, query and body arrive typed (the
  * contract check has checked them against the same document before the handler runs), and what it returns must be one
- * of the operation's success answers. Handlers therefore need no casts; `operations.ts` turns them into Express
- * handlers in one place.
+ * of the operation's success answers. Handlers therefore need no casts; `operations.ts` calls them in one place.
  */
 import type { operations } from "@service/spec/schema";
-import type { Request, Response } from "express";
+import type { Session } from "../domain/auth/verify-session.ts";
 import type { Principal } from "../domain/principal.ts";
 
 /** An operation of the contract, by its operationId. */
@@ -40,8 +39,20 @@ interface CallOf<Params, Query, Body> {
   readonly body: Body;
   /** The authenticated caller; reading it on a public operation is a 401. */
   readonly principal: Principal;
-  readonly req: Request;
-  readonly res: Response;
+  /** The signed-in session, on operations of the `SessionCookie` scheme. */
+  readonly session: Session | undefined;
+  readonly request: ApiRequest;
+}
+
+/** What a handler may read of the request beyond its checked parameters and body. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The path, without the query string. */
+  readonly path: string;
+  /** The client's address, through the proxies `TRUST_PROXY` trusts (as Express's `req.ip`). */
+  readonly clientIp: string | undefined;
+  /** A request header by its name (any case), or undefined. */
+  header(name: string): string | undefined;
 }
 
 // Written as distributive conditional types so that TypeScript compares two operations' calls by their shapes, not

@@ -1,97 +1,57 @@
 /**
- * Runs every operation of the contract: the handlers come from a table keyed by operationId (typed by the
- * generated `operations`, so a handler for an operation that does not exist fails to compile). Every operation
- * must have one: a contract operation without a handler stops the start, naming it, rather than answering 501 at
- * run time.
+ * Serves every operation of the contract straight from node:http, without Express (which serves the rest: the
+ * probes, the reference, the console). Per request: the JSON body (body-parser, as `express.json` reads it), the
+ * refusal of what cannot be stored (storable.ts), the contract's check (contract-requests.ts: 404, 405, 415, 400),
+ * the operation's authenticator (from its security scheme), the caller's request budget, then the handler, whose
+ * typed reply is sent here, checked against the contract first in tests and development (contract-responses.ts).
+ * Anything thrown on the way leaves as problem+json (error-handler.ts).
  *
- * The contract check (contract-requests.ts) has already matched the request to its operation (an unknown path is its 404, a wrong method its
- * 405), so this dispatches by that operationId in one look-up, instead of walking an Express route per operation
- * and matching each one's pattern again.
+ * Express cost a `GET /v1/leads` about a fifth of its CPU time for what these operations never use (its router's
+ * walk, a prototype swap per request and a promise per middleware), so the steps are plain calls in one async
+ * function.
  *
- * Chain of an operation: its authenticator (from its security scheme), the request budget of the caller, then the
- * handler, whose typed reply is sent here.
+ * The handlers come from a table keyed by operationId, typed by the generated `operations` (a handler for an
+ * operation that does not exist fails to compile). Every operation must have one: a contract operation without a
+ * handler stops the start, naming it, rather than answering 501 at run time.
  */
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseQuery } from "node:querystring";
+import bodyParser from "body-parser";
+import proxyAddr from "proxy-addr";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
-import type { Authenticators, SecurityScheme } from "./authenticate.ts";
-import type { OperationHandlers, OperationId } from "./handler-types.ts";
+import type { Authenticate, Authenticators, Credentials, SecurityScheme } from "./authenticate.ts";
+import type { RequestBudget } from "./budget.ts";
+import type { CompiledContract } from "./contract-requests.ts";
+import type { CheckResponse } from "./contract-responses.ts";
+import { answerError } from "./error-handler.ts";
+import type { ApiRequest, OperationHandlers, OperationId } from "./handler-types.ts";
 import { listOperations } from "./openapi-document.ts";
+import type { RequestContext } from "./request-context.ts";
+import { refuseUnstorable } from "./storable.ts";
 
-/** What the contract check sets on a request that matches an operation of the contract. */
-export interface MatchedRequest extends Request {
-  openapi?: { expressRoute: string; pathParams: Record<string, string>; schema: { operationId?: string } };
-}
-
-export function operationsDispatch(options: {
+export interface OperationsOptions {
   doc: Record<string, unknown>;
+  contract: CompiledContract;
   handlers: OperationHandlers;
   authenticators: Authenticators;
   /** The caller's request budget, after authentication. */
-  budget: RequestHandler;
-  /** Whether responses are checked (express-openapi-validator, in tests): it sees them through `res.json`. */
-  validateResponses: boolean;
-}): RequestHandler {
-  const operations = listOperations(options.doc);
-  const missing = operations.filter((operation) => !options.handlers[operation.operationId as OperationId]);
-  if (missing.length > 0) {
-    throw new Error(`No handler for ${missing.map((operation) => operation.operationId).join(", ")}`);
-  }
-  const chains = new Map<string, RequestHandler>();
-  for (const operation of operations) {
-    const scheme = operation.schemes[0] as SecurityScheme | undefined;
-    const chain: RequestHandler[] = [];
-    if (scheme !== undefined) {
-      const authenticator = options.authenticators[scheme];
-      if (!authenticator) throw new Error(`No authenticator for security scheme ${scheme}`);
-      chain.push(authenticator(operation), options.budget);
-    }
-    chain.push(
-      toExpress(options.handlers[operation.operationId as OperationId] as AnyHandler, options.validateResponses),
-    );
-    chains.set(operation.operationId, inSequence(chain));
-  }
-  return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
-    const matched = (req as MatchedRequest).openapi;
-    const operationId = matched?.schema.operationId;
-    const chain = operationId === undefined ? undefined : chains.get(operationId);
-    if (matched === undefined || chain === undefined) {
-      next();
-      return;
-    }
-    // Express gives every middleware its own (here empty) params: the operation's are the contract check's.
-    req.params = matched.pathParams;
-    chain(req, res, next);
-  };
+  budget: RequestBudget;
+  /** Checks each answer against the contract (tests, development); absent in production. */
+  checkResponse: CheckResponse | undefined;
+  bodyLimitBytes: number;
+  /** Express's `trust proxy` setting, for the client's address. */
+  trustProxy: boolean | number | string;
 }
 
-/**
- * Middleware run one after another as Express would run them: `next()` goes on, `next(error)`, a throw or a
- * rejected promise goes to `done` with the error, and the end of the chain goes to `done()`.
- */
-function inSequence(chain: RequestHandler[]): RequestHandler {
-  return function runChain(req: Request, res: Response, done: NextFunction): void {
-    let index = 0;
-    const step = (error?: unknown): void => {
-      if (error !== undefined && error !== null) {
-        done(error);
-        return;
-      }
-      const handler = chain[index++];
-      if (handler === undefined) {
-        done();
-        return;
-      }
-      try {
-        const result = handler(req, res, step) as unknown;
-        if (result instanceof Promise) result.catch((reason: unknown) => done(reason ?? new Error("Rejected promise")));
-      } catch (thrown) {
-        done(thrown);
-      }
-    };
-    step();
-  };
-}
+/** Serves a request of the API whose path is `path` and query string `search` (without the `?`). */
+export type ServeOperation = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: RequestContext,
+  path: string,
+  search: string,
+) => void;
 
 /** Any operation's reply, as sent. */
 interface AnyReply {
@@ -102,39 +62,141 @@ interface AnyReply {
 /** Any operation's handler: each takes its own operation's call, which only this module builds. */
 type AnyHandler = (call: never) => Promise<AnyReply>;
 
-/**
- * The one place where a request becomes a typed call: the contract check has already checked params, query and body
- * against the operation, so their contract types hold here.
- */
-function toExpress(handler: AnyHandler, validateResponses: boolean): RequestHandler {
-  return async function operation(req: Request, res: Response, _next: NextFunction): Promise<void> {
-    const call = {
-      params: req.params,
-      query: req.query,
-      body: req.body,
-      req,
-      res,
-      get principal(): Principal {
-        const principal = res.locals.principal;
-        if (!principal) throw new AppError("UNAUTHENTICATED");
-        return principal;
-      },
-    };
-    send(res, await handler(call as never), validateResponses);
+interface Steps {
+  authenticate: Authenticate | undefined;
+  handler: AnyHandler;
+}
+
+export function contractOperations(options: OperationsOptions): ServeOperation {
+  const operations = listOperations(options.doc);
+  const missing = operations.filter((operation) => !options.handlers[operation.operationId as OperationId]);
+  if (missing.length > 0) {
+    throw new Error(`No handler for ${missing.map((operation) => operation.operationId).join(", ")}`);
+  }
+  const steps = new Map<unknown, Steps>();
+  for (const operation of operations) {
+    const scheme = operation.schemes[0] as SecurityScheme | undefined;
+    const authenticator = scheme === undefined ? undefined : options.authenticators[scheme];
+    if (scheme !== undefined && !authenticator) throw new Error(`No authenticator for security scheme ${scheme}`);
+    steps.set(operation.operationId, {
+      authenticate: authenticator?.(operation),
+      handler: options.handlers[operation.operationId as OperationId] as AnyHandler,
+    });
+  }
+  // strict: only objects and arrays, as every body of the contract is an object.
+  const parseJson = bodyParser.json({
+    limit: options.bodyLimitBytes,
+    strict: true,
+    type: ["application/json", "application/*+json"],
+  });
+  const trust = compileTrust(options.trustProxy);
+  const { contract, checkResponse } = options;
+
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    context: RequestContext,
+    path: string,
+    search: string,
+  ) {
+    const body = await readBody(parseJson, req, res);
+    const query = parseQuery(search);
+    refuseUnstorable(query, body);
+    const { operation, pathParams } = contract.match(req.method ?? "", path);
+    context.route = operation.expressRoute;
+    const checked = { headers: req.headers, query, params: pathParams, body };
+    contract.check(operation, checked);
+    const { authenticate, handler } = steps.get(operation.schema.operationId) as Steps;
+    let credentials: Credentials | undefined;
+    if (authenticate) {
+      credentials = await authenticate(req);
+      // The session budget is decided by the route's template: a path's spelling (`/API/…`) cannot skip it.
+      const headers = await options.budget(credentials.principal, operation.expressRoute);
+      if (headers) for (const name in headers) res.setHeader(name, headers[name] as string);
+    }
+    const reply = await handler(new Call(checked, credentials, new RequestView(req, path, trust)) as never);
+    checkResponse?.(operation, reply.status, reply.body);
+    send(res, reply);
+  }
+
+  return function serveOperation(req, res, context, path, search) {
+    serve(req, res, context, path, search).catch((error: unknown) => answerError(res, context, error));
   };
 }
 
-function send(res: Response, reply: AnyReply, validateResponses: boolean): void {
-  res.statusCode = reply.status;
-  if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-  if (reply.status === 204 || reply.body === undefined) res.end();
-  // Checked responses (tests, development) pass through res.json, where the response validator sees them.
-  else if (validateResponses) res.json(reply.body);
-  else {
-    // The same answer without res.json's detours: it turned every body over 1,000 characters into a Buffer copy
-    // (a page of leads is 5 KB) and checked request freshness, which no API answer uses (ETags are off). Node sets
-    // Content-Length from the string.
-    res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.end(JSON.stringify(reply.body));
+/** The body as body-parser reads it: undefined without one (or of a type it does not parse, which the check refuses). */
+function readBody(parse: ReturnType<typeof bodyParser.json>, req: IncomingMessage, res: ServerResponse) {
+  return new Promise<unknown>((resolve, reject) => {
+    parse(req as never, res as never, (error?: unknown) => {
+      if (error) reject(error);
+      else resolve((req as IncomingMessage & { body?: unknown }).body);
+    });
+  });
+}
+
+/** What a handler is given: the checked parts of the request, who calls, and the request itself. */
+class Call {
+  readonly params: Record<string, string>;
+  readonly query: Record<string, unknown>;
+  readonly body: unknown;
+  readonly session: Credentials["session"];
+  readonly request: ApiRequest;
+  readonly #principal: Principal | undefined;
+  constructor(
+    checked: { params: Record<string, string>; query: Record<string, unknown>; body: unknown },
+    credentials: Credentials | undefined,
+    request: ApiRequest,
+  ) {
+    this.params = checked.params;
+    this.query = checked.query;
+    this.body = checked.body;
+    this.session = credentials?.session;
+    this.#principal = credentials?.principal;
+    this.request = request;
   }
+  get principal(): Principal {
+    if (!this.#principal) throw new AppError("UNAUTHENTICATED");
+    return this.#principal;
+  }
+}
+
+class RequestView implements ApiRequest {
+  readonly #req: IncomingMessage;
+  readonly #trust: ReturnType<typeof compileTrust>;
+  readonly path: string;
+  constructor(req: IncomingMessage, path: string, trust: ReturnType<typeof compileTrust>) {
+    this.#req = req;
+    this.#trust = trust;
+    this.path = path;
+  }
+  get method(): string {
+    return this.#req.method ?? "";
+  }
+  get clientIp(): string | undefined {
+    return proxyAddr(this.#req, this.#trust);
+  }
+  header(name: string): string | undefined {
+    const value = this.#req.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+}
+
+/** Express's reading of `trust proxy` (its utils.compileTrust), so that the client's address is the one it gave. */
+function compileTrust(value: boolean | number | string): (address: string, hop: number) => boolean {
+  if (value === true) return () => true;
+  if (typeof value === "number") return (_address, hop) => hop < value;
+  if (typeof value === "string") return proxyAddr.compile(value.split(",").map((entry) => entry.trim()));
+  return proxyAddr.compile([]);
+}
+
+function send(res: ServerResponse, reply: AnyReply): void {
+  res.statusCode = reply.status;
+  if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
+  if (reply.status === 204 || reply.body === undefined) {
+    res.end();
+    return;
+  }
+  // Node sets Content-Length from the string.
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.end(JSON.stringify(reply.body));
 }

@@ -9,7 +9,6 @@
  * - RFC 3339 date-times outside PostgreSQL's `timestamptz`: year 0000, an offset beyond ±15:59, a day that the
  *   month does not have (`isStorableDateTime`, installed as the contract check's `date-time` format).
  */
-import type { NextFunction, Request, Response } from "express";
 import { AppError, type FieldError } from "../errors.ts";
 
 export const BODY_MAX_DEPTH = 32;
@@ -94,15 +93,9 @@ function isEmpty(value: unknown): boolean {
   return true;
 }
 
-/** Refuses a request whose body or query holds what cannot be stored (after body parsing, before validation). */
-export function refuseUnstorableInput() {
-  return function refuseUnstorable(req: Request, _res: Response, next: NextFunction): void {
-    if (req.body === undefined && isEmpty(req.query)) {
-      next();
-      return;
-    }
-    const problems = [...unstorableFields(req.query, "query"), ...unstorableFields(req.body, "body")];
-    if (problems.length > 0) throw new AppError("VALIDATION_FAILED", { errors: problems });
-    next();
-  };
+/** Refuses a request whose query or body holds what cannot be stored (after body parsing, before validation). */
+export function refuseUnstorable(query: Record<string, unknown>, body: unknown): void {
+  if (body === undefined && isEmpty(query)) return;
+  const problems = [...unstorableFields(query, "query"), ...unstorableFields(body, "body")];
+  if (problems.length > 0) throw new AppError("VALIDATION_FAILED", { errors: problems });
 }

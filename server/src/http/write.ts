@@ -3,10 +3,10 @@
  * stored with the effect and replayed with `Idempotent-Replayed: true`). Always in the caller's workspace.
  */
 
-import type { Request } from "express";
 import type pg from "pg";
 import { idempotentWrite } from "../domain/idempotency/idempotency.ts";
 import type { Principal } from "../domain/principal.ts";
+import type { ApiRequest } from "./handler-types.ts";
 
 export interface WriteDeps {
   pool: pg.Pool;
@@ -22,20 +22,20 @@ export interface WriteDeps {
  * }),
  */
 export function write<
-  C extends { readonly principal: Principal; readonly req: Request },
+  C extends { readonly principal: Principal; readonly request: ApiRequest; readonly body: unknown },
   R extends { status: number; body?: unknown; headers?: Record<string, string> },
 >(deps: WriteDeps, effect: (call: C, db: pg.PoolClient) => Promise<R>): (call: C) => Promise<R> {
   return async (call) => {
-    const { req } = call;
+    const { request } = call;
     const { answer, replayed } = await idempotentWrite(
       deps.pool,
       {
         workspaceId: call.principal.workspaceId,
         inFlightWaitMs: deps.inFlightWaitMs,
-        key: req.get("idempotency-key"),
-        method: req.method,
-        path: req.path,
-        body: req.body,
+        key: request.header("idempotency-key"),
+        method: request.method,
+        path: request.path,
+        body: call.body,
       },
       async (db) => {
         const reply = await effect(call, db);

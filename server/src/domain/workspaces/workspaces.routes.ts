@@ -5,9 +5,8 @@ import { toWorkspace } from "./workspaces.service.ts";
 
 export function workspaceHandlers(): OperationHandlers {
   return {
-    WorkspaceSettings_get: async ({ res }) => {
+    WorkspaceSettings_get: async ({ session }) => {
       // The session's lookup has already read the workspace with the user.
-      const session = res.locals.session;
       if (!session) throw new AppError("UNAUTHENTICATED");
       return {
         status: 200,
