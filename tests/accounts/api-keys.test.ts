@@ -144,6 +144,23 @@ describe("API keys in the developer settings", () => {
     await expectProblem(response, 403, "CSRF_TOKEN_INVALID");
   });
 
+  it("spends the signed-in user's budget on the workspace's operations however the path is spelled, not on sign-in's own", async () => {
+    const me = await owner();
+    const remaining = (response: Response) => Number(/;r=(\d+);/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
+    const first = await service().fetch("/api/workspace/api-keys", asOwner(me));
+    expect(first.status).toBe(200);
+    const before = remaining(first);
+    expect(before).toBeGreaterThan(0);
+    // Routes match case-insensitively: the spelling of the path must not skip the budget.
+    const shouted = await service().fetch("/API/WORKSPACE/api-keys", asOwner(me));
+    expect(shouted.status).toBe(200);
+    expect(shouted.headers.get("cache-control")).toBe("no-store");
+    expect(remaining(shouted)).toBe(before - 1);
+    const session = await service().fetch("/api/auth/session", asOwner(me));
+    expect(session.status).toBe(200);
+    expect(session.headers.get("ratelimit")).toBeNull();
+  });
+
   it("pages through keys with an opaque cursor, and refuses a forged one", async () => {
     const me = await owner();
     for (let i = 0; i < 3; i++) await createKey(me, { name: `k${i}`, scopes: ["leads:read"] });
