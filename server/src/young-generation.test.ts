@@ -8,7 +8,7 @@ describe("withYoungGeneration", () => {
   });
 
   it("keeps the operator's own size, on the command line or in NODE_OPTIONS", () => {
-    expect(withYoungGeneration(["--max-semi-space-size=16"], "")).toEqual(["--max-semi-space-size=16"]);
+    expect(withYoungGeneration(["--max-semi-space-size=8"], "")).toEqual(["--max-semi-space-size=8"]);
     expect(withYoungGeneration([], "--max-old-space-size=512 --max-semi-space-size=32")).toEqual([]);
   });
 });
