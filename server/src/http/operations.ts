@@ -120,7 +120,16 @@ export function contractOperations(options: OperationsOptions): ServeOperation {
   }
 
   return function serveOperation(req, res, context, path, search) {
-    serve(req, res, context, path, search).catch((error: unknown) => answerError(res, context, error));
+    serve(req, res, context, path, search).catch((error: unknown) => {
+      try {
+        answerError(res, context, error);
+      } catch (failure) {
+        // Not even the problem could be written (a header Node refuses, say): this connection ends, the process
+        // goes on (a rejection left unhandled here would end it).
+        context.log.error({ err: failure, error }, "the error answer failed");
+        res.destroy();
+      }
+    });
   };
 }
 
