@@ -42,6 +42,11 @@ interface CallOf<Params, Query, Body> {
   /** The signed-in session, on operations of the `SessionCookie` scheme. */
   readonly session: Session | undefined;
   readonly request: ApiRequest;
+  /**
+   * Settles once the caller's budget admitted the request, or rejects with its 429 or 503. A handler may start
+   * before (operations.ts); a write must not take effect before it, and those made with `write()` wait for it.
+   */
+  readonly admitted: Promise<void>;
 }
 
 /** What a handler may read of the request beyond its checked parameters and body. */

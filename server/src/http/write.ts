@@ -8,6 +8,14 @@ import { idempotentWrite } from "../domain/idempotency/idempotency.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { ApiRequest } from "./handler-types.ts";
 
+/** The handlers made by `write()`: they take no effect before the budget admits the call, so they may start before. */
+const admittingHandlers = new WeakSet<object>();
+
+/** Whether this handler waits for `call.admitted` before taking any effect. */
+export function waitsForAdmission(handler: object): boolean {
+  return admittingHandlers.has(handler);
+}
+
 export interface WriteDeps {
   pool: pg.Pool;
   /** How long a request waits for one in flight with the same key. */
@@ -22,10 +30,15 @@ export interface WriteDeps {
  * }),
  */
 export function write<
-  C extends { readonly principal: Principal; readonly request: ApiRequest; readonly body: unknown },
+  C extends {
+    readonly principal: Principal;
+    readonly request: ApiRequest;
+    readonly body: unknown;
+    readonly admitted: Promise<void>;
+  },
   R extends { status: number; body?: unknown; headers?: Record<string, string> },
 >(deps: WriteDeps, effect: (call: C, db: pg.PoolClient) => Promise<R>): (call: C) => Promise<R> {
-  return async (call) => {
+  const handler = async (call: C): Promise<R> => {
     const { request } = call;
     const { answer, replayed } = await idempotentWrite(
       deps.pool,
@@ -38,12 +51,18 @@ export function write<
         body: call.body,
       },
       async (db) => {
+        // Started before the budget's decision (operations.ts): nothing is written until it admits the call.
+        await call.admitted;
         const reply = await effect(call, db);
         return { status: reply.status, body: reply.body };
       },
     );
+    // A replay runs no effect: it, too, is answered only once the budget admits the call.
+    await call.admitted;
     // A replay is the answer stored by this same operation, so it has the operation's reply shape.
     const reply = { status: answer.status, body: answer.body ?? undefined } as R;
     return replayed ? { ...reply, headers: { "Idempotent-Replayed": "true" } } : reply;
   };
+  admittingHandlers.add(handler);
+  return handler;
 }

@@ -48,6 +48,7 @@ describe("decide", () => {
     const decision = decide(chain, [state("forgot-ip", 4, 3_600_000), state("forgot-email", 1, 1_000_000)]);
     expect(decision).toEqual({
       outcome: "allow",
+      remaining: 1,
       headers: {
         "RateLimit-Policy": '"forgot-ip";q=5;w=3600, "forgot-email";q=5;w=3600',
         RateLimit: '"forgot-email";r=1;t=1000',

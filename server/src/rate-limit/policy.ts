@@ -126,7 +126,12 @@ export function rateLimitHeaders(
 
 /** What the endpoint does after its chain was checked. */
 export type LimitDecision =
-  | { readonly outcome: "allow"; readonly headers: Record<string, string> }
+  | {
+      readonly outcome: "allow";
+      /** Points left in the tightest counter of the chain after this request. */
+      readonly remaining: number;
+      readonly headers: Record<string, string>;
+    }
   | {
       readonly outcome: "reject" | "throttle";
       readonly by: LimiterName;
@@ -148,7 +153,9 @@ export function decide(
   exceeded?: CounterState,
 ): LimitDecision {
   const headers = rateLimitHeaders(policies, passed, exceeded);
-  if (!exceeded) return { outcome: "allow", headers };
+  if (!exceeded) {
+    return { outcome: "allow", remaining: Math.min(...passed.map((state) => state.remaining)), headers };
+  }
   const retryAfter = retryAfterHeaderSeconds(exceeded.msBeforeReset);
   return {
     outcome: exceeded.rule.onExceed,
