@@ -18,6 +18,8 @@ export interface PageQuery {
   filters: [string, unknown][];
   limit: number;
   after: string | undefined;
+  /** pg's types for the rows, when some column reads otherwise than by default (timestamps.ts's WIRE_TIMESTAMPS). */
+  types?: pg.CustomTypesConfig;
 }
 
 /** Fetches `limit + 1` rows newest first (the extra row tells whether another page follows). */
@@ -35,7 +37,12 @@ async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
   }
   values.push(query.limit + 1);
   const text = `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`;
-  const { rows } = await db.query<Row & pg.QueryResultRow>({ name: statementName(text), text, values });
+  const { rows } = await db.query<Row & pg.QueryResultRow>({
+    name: statementName(text),
+    text,
+    values,
+    ...(query.types && { types: query.types }),
+  });
   return rows;
 }
 
@@ -70,6 +77,7 @@ export async function listPage<Row extends { id: string }, Item>(
     filters: list.filters,
     limit,
     after,
+    ...(list.types && { types: list.types }),
   });
   const envelope = toPage(rows, limit);
   return { ...envelope, data: envelope.data.map(toItem) };
@@ -90,6 +98,8 @@ export async function findInWorkspace<Row>(
     forUpdate?: boolean;
     /** The store's fixed select list, when a column reads as more than its stored value; `*` when none. */
     columns?: string;
+    /** pg's types for the row, as `PageQuery.types`. */
+    types?: pg.CustomTypesConfig;
   } = {},
 ): Promise<Row> {
   const lock = options.forUpdate ? " FOR UPDATE" : "";
@@ -99,6 +109,7 @@ export async function findInWorkspace<Row>(
     name: `find-${table}${options.forUpdate ? "-for-update" : ""}${options.columns ? `-${statementName(columns)}` : ""}`,
     text: `SELECT ${columns} FROM ${table} WHERE workspace_id = $1 AND id = $2${lock}`,
     values: [workspaceId, id],
+    ...(options.types && { types: options.types }),
   });
   if (!rows[0]) throw notFound();
   return rows[0];
@@ -129,13 +140,15 @@ export async function updateRow<Row>(
   id: string,
   changes: Record<string, unknown>,
   columns: readonly string[],
+  types?: pg.CustomTypesConfig,
 ): Promise<Row | undefined> {
   const names = Object.keys(changes).filter((name) => columns.includes(name));
   const values: unknown[] = [workspaceId, id, ...names.map((name) => changes[name])];
   const assignments = [...names.map((name, i) => `${name} = $${i + 3}`), "updated_at = now()"];
-  const { rows } = await db.query<Row & pg.QueryResultRow>(
-    `UPDATE ${table} SET ${assignments.join(", ")} WHERE workspace_id = $1 AND id = $2 RETURNING *`,
+  const { rows } = await db.query<Row & pg.QueryResultRow>({
+    text: `UPDATE ${table} SET ${assignments.join(", ")} WHERE workspace_id = $1 AND id = $2 RETURNING *`,
     values,
-  );
+    ...(types && { types }),
+  });
   return rows[0];
 }

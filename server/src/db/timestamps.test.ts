@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/database.ts";
-import { parseTimestamptz } from "./timestamps.ts";
+import { parseTimestamptz, WIRE_TIMESTAMPS, wireTimestamp } from "./timestamps.ts";
 
 const pgParser = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, "text") as (value: string) => unknown;
 
@@ -73,6 +73,62 @@ describe("parseTimestamptz", () => {
         );
         for (const row of rows)
           expect((parseTimestamptz(row.text) as Date).getTime(), row.text).toBe(Number(row.epoch_ms));
+      }
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe("wireTimestamp", () => {
+  /** The text the Date path gave: pg's parser, then toISOString. */
+  const throughDate = (value: string) => (pgParser(value) as Date).toISOString();
+
+  it("gives the Date path's text for 20,000 generated values, in UTC and in other offsets", () => {
+    for (const value of samples(20_000)) expect(wireTimestamp(value), value).toBe(throughDate(value));
+  });
+
+  it.each([
+    ["2026-11-23 03:15:13+00", "2026-11-23T03:15:13.000Z"],
+    ["2026-11-23 03:15:13.1+00", "2026-11-23T03:15:13.100Z"],
+    ["2026-11-23 03:15:13.12+00", "2026-11-23T03:15:13.120Z"],
+    ["2026-11-23 03:15:13.123999+00", "2026-11-23T03:15:13.123Z"],
+    ["2026-11-23 03:15:13.999999-01", "2026-11-23T04:15:13.999Z"],
+    ["0999-12-31 23:59:59.999+00", "0999-12-31T23:59:59.999Z"],
+    ["2000-01-01 00:00:00+00 BC", "-001999-01-01T00:00:00.000Z"],
+  ])("reads %s as %s", (value, wire) => {
+    expect(wireTimestamp(value)).toBe(wire);
+    expect(wireTimestamp(value)).toBe(throughDate(value));
+  });
+
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("reads what PostgreSQL prints through WIRE_TIMESTAMPS, in any session time zone, and other columns as usual", async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      for (const zone of ["UTC", "Asia/Kolkata", "America/St_Johns"]) {
+        await client.query(`SET TIME ZONE '${zone}'`);
+        const { rows } = await client.query<{ at: string; text: string; tags: string[]; day: Date }>({
+          text: `SELECT t AS at, t::text AS text, ARRAY['a', 'b'] AS tags, '2026-11-23'::timestamp AS day
+                   FROM (VALUES ('2026-11-23 03:15:13.123456+00'::timestamptz), ('1970-01-01 00:00:00+00'),
+                                ('9999-12-31 23:59:59.999999+00')) AS v(t)`,
+          types: WIRE_TIMESTAMPS,
+        });
+        for (const row of rows) {
+          expect(row.at, row.text).toBe(throughDate(row.text));
+          expect(row.tags).toEqual(["a", "b"]);
+          expect(row.day).toBeInstanceOf(Date);
+        }
+        expect(rows.map((row) => row.at)).toEqual([
+          "2026-11-23T03:15:13.123Z",
+          "1970-01-01T00:00:00.000Z",
+          "9999-12-31T23:59:59.999Z",
+        ]);
       }
     } finally {
       await client.end();

@@ -82,3 +82,43 @@ export function parseTimestamptz(value: string): unknown {
 export function useFastTimestamps(): void {
   pg.types.setTypeParser(TIMESTAMPTZ, parseTimestamptz);
 }
+
+/**
+ * A `timestamptz` text as the wire writes it (`toISOString()`'s form, milliseconds truncated), without a Date in
+ * between: for rows whose timestamps only go to the wire. PostgreSQL's form in a UTC session,
+ * `2026-11-23 03:15:13.123456+00`, is rearranged; any other goes through the Date, so both give the same text.
+ *
+ * @example
+ * wireTimestamp("2026-11-23 03:15:13.1+00") // "2026-11-23T03:15:13.100Z"
+ */
+export function wireTimestamp(value: string): string {
+  const end = value.length - 3;
+  if (
+    end >= 19 &&
+    value.charCodeAt(end) === PLUS &&
+    value.charCodeAt(end + 1) === ZERO &&
+    value.charCodeAt(end + 2) === ZERO &&
+    value.charCodeAt(4) === DASH &&
+    value.charCodeAt(7) === DASH &&
+    value.charCodeAt(10) === SPACE &&
+    value.charCodeAt(13) === COLON &&
+    value.charCodeAt(16) === COLON &&
+    value.charCodeAt(0) !== ZERO &&
+    (end === 19 || (value.charCodeAt(19) === DOT && end <= 26 && end > 20)) &&
+    !Number.isNaN(digits(value, 0, 4) + digits(value, 5, 7) + digits(value, 8, 10)) &&
+    !Number.isNaN(digits(value, 11, 13) + digits(value, 14, 16) + digits(value, 17, 19) + digits(value, 20, end))
+  ) {
+    const milliseconds = end === 19 ? "000" : `${value.slice(20, Math.min(end, 23))}00`.slice(0, 3);
+    return `${value.slice(0, 10)}T${value.slice(11, 19)}.${milliseconds}Z`;
+  }
+  const parsed = parseTimestamptz(value);
+  return parsed instanceof Date ? parsed.toISOString() : String(parsed);
+}
+
+/** pg's types for a query whose `timestamptz` columns are read as wire text (`wireTimestamp`), the rest as usual. */
+export const WIRE_TIMESTAMPS: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMPTZ && format !== "binary"
+      ? wireTimestamp
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};

@@ -183,7 +183,7 @@ describe("reads while the budget is checked, on real limiters (PostgreSQL)", () 
   });
 
   const list = () => fetch(`${served.base}/v1/leads`);
-  const create = (key = randomUUID()) =>
+  const create = (key: string = randomUUID()) =>
     fetch(`${served.base}/v1/leads`, {
       method: "POST",
       headers: { "content-type": "application/json", "idempotency-key": key },

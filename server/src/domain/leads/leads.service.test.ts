@@ -30,7 +30,7 @@ describe("toValues", () => {
 });
 
 describe("toLead", () => {
-  it("maps a row to the wire shape, timestamps as ISO text", () => {
+  it("maps a row to the wire shape (its timestamps are read as the wire's text)", () => {
     const row: LeadRow = {
       id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
       email: "ada@example.com",
@@ -42,8 +42,8 @@ describe("toLead", () => {
       tags: ["vip"],
       custom_attributes: { plan: "pro" },
       external_id: null,
-      created_at: new Date("2026-11-01T09:30:00.000Z"),
-      updated_at: new Date("2026-11-01T10:00:00.000Z"),
+      created_at: "2026-11-01T09:30:00.000Z",
+      updated_at: "2026-11-01T10:00:00.000Z",
     };
     expect(toLead(row)).toEqual({
       id: row.id,

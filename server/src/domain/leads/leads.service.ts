@@ -27,8 +27,8 @@ export function toLead(row: LeadRow): Lead {
     tags: row.tags,
     custom_attributes: row.custom_attributes,
     external_id: row.external_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 

@@ -2,6 +2,7 @@
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import { WIRE_TIMESTAMPS } from "../../db/timestamps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 
@@ -18,8 +19,9 @@ export interface LeadRow {
   tags: string[];
   custom_attributes: Record<string, unknown>;
   external_id: string | null;
-  created_at: Date;
-  updated_at: Date;
+  /** As the wire writes it: a lead's rows only go to the wire, so its timestamps are read as text (WIRE_TIMESTAMPS). */
+  created_at: string;
+  updated_at: string;
 }
 
 /** The columns a write may set, as the service has prepared them (tags de-duplicated, attributes as JSON text). */
@@ -71,6 +73,7 @@ export function listLeadRows<Item>(
       select: "SELECT * FROM leads",
       kind: "lead",
       workspaceId,
+      types: WIRE_TIMESTAMPS,
       filters: [
         ["status = ?", filters.status],
         ["lower(email) = lower(?)", filters.email],
@@ -85,7 +88,7 @@ export function listLeadRows<Item>(
 }
 
 export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<LeadRow> {
-  return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id));
+  return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), { types: WIRE_TIMESTAMPS });
 }
 
 export async function insertLeadRow(db: Db, workspaceId: string, values: Required<LeadValues>): Promise<LeadRow> {
@@ -94,6 +97,7 @@ export async function insertLeadRow(db: Db, workspaceId: string, values: Require
       name: "insert-lead",
       text: `INSERT INTO leads (id, workspace_id, email, phone, name, company, status, source, tags, custom_attributes, external_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      types: WIRE_TIMESTAMPS,
       values: [
         newId("lead"),
         workspaceId,
@@ -117,7 +121,7 @@ export async function insertLeadRow(db: Db, workspaceId: string, values: Require
 export async function updateLeadRow(db: Db, workspaceId: string, id: string, values: LeadValues): Promise<LeadRow> {
   let row: LeadRow | undefined;
   try {
-    row = await updateRow<LeadRow>(db, "leads", workspaceId, id, { ...values }, UPDATABLE);
+    row = await updateRow<LeadRow>(db, "leads", workspaceId, id, { ...values }, UPDATABLE, WIRE_TIMESTAMPS);
   } catch (error) {
     externalIdTaken(error);
   }
