@@ -26,6 +26,30 @@ function* samples(count: number): Generator<string> {
   }
 }
 
+/** Three instants as a relation `v(t)` of timestamptz. */
+const INSTANTS = `(VALUES ('2026-11-23 03:15:13.123456+00'::timestamptz), ('1970-01-01 00:00:00+00'),
+                          ('9999-12-31 23:59:59.999999+00')) AS v(t)`;
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.drop());
+
+/** Runs `check` on one client of the test database in each session time zone. */
+async function inEachZone(zones: string[], check: (client: pg.Client) => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    for (const zone of zones) {
+      await client.query(`SET TIME ZONE '${zone}'`);
+      await check(client);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 describe("parseTimestamptz", () => {
   it("gives the same instant as pg's own parser for 20,000 generated values", () => {
     for (const value of samples(20_000)) {
@@ -55,28 +79,14 @@ describe("parseTimestamptz", () => {
     );
   });
 
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(() => database.drop());
-
   it("reads what PostgreSQL prints, in any session time zone", async () => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      for (const zone of ["UTC", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"]) {
-        await client.query(`SET TIME ZONE '${zone}'`);
-        const { rows } = await client.query<{ text: string; epoch_ms: string }>(
-          `SELECT t::text AS text, floor(extract(epoch FROM t) * 1000)::bigint::text AS epoch_ms
-             FROM (VALUES ('2026-11-23 03:15:13.123456+00'::timestamptz), ('1970-01-01 00:00:00+00'), ('9999-12-31 23:59:59.999999+00')) AS v(t)`,
-        );
-        for (const row of rows)
-          expect((parseTimestamptz(row.text) as Date).getTime(), row.text).toBe(Number(row.epoch_ms));
-      }
-    } finally {
-      await client.end();
-    }
+    await inEachZone(["UTC", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"], async (client) => {
+      const { rows } = await client.query<{ text: string; epoch_ms: string }>(
+        `SELECT t::text AS text, floor(extract(epoch FROM t) * 1000)::bigint::text AS epoch_ms FROM ${INSTANTS}`,
+      );
+      for (const row of rows)
+        expect((parseTimestamptz(row.text) as Date).getTime(), row.text).toBe(Number(row.epoch_ms));
+    });
   });
 });
 
@@ -101,37 +111,22 @@ describe("wireTimestamp", () => {
     expect(wireTimestamp(value)).toBe(throughDate(value));
   });
 
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(() => database.drop());
-
   it("reads what PostgreSQL prints through WIRE_TIMESTAMPS, in any session time zone, and other columns as usual", async () => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      for (const zone of ["UTC", "Asia/Kolkata", "America/St_Johns"]) {
-        await client.query(`SET TIME ZONE '${zone}'`);
-        const { rows } = await client.query<{ at: string; text: string; tags: string[]; day: Date }>({
-          text: `SELECT t AS at, t::text AS text, ARRAY['a', 'b'] AS tags, '2026-11-23'::timestamp AS day
-                   FROM (VALUES ('2026-11-23 03:15:13.123456+00'::timestamptz), ('1970-01-01 00:00:00+00'),
-                                ('9999-12-31 23:59:59.999999+00')) AS v(t)`,
-          types: WIRE_TIMESTAMPS,
-        });
-        for (const row of rows) {
-          expect(row.at, row.text).toBe(throughDate(row.text));
-          expect(row.tags).toEqual(["a", "b"]);
-          expect(row.day).toBeInstanceOf(Date);
-        }
-        expect(rows.map((row) => row.at)).toEqual([
-          "2026-11-23T03:15:13.123Z",
-          "1970-01-01T00:00:00.000Z",
-          "9999-12-31T23:59:59.999Z",
-        ]);
+    await inEachZone(["UTC", "Asia/Kolkata", "America/St_Johns"], async (client) => {
+      const { rows } = await client.query<{ at: string; text: string; tags: string[]; day: Date }>({
+        text: `SELECT t AS at, t::text AS text, ARRAY['a', 'b'] AS tags, '2026-11-23'::timestamp AS day FROM ${INSTANTS}`,
+        types: WIRE_TIMESTAMPS,
+      });
+      for (const row of rows) {
+        expect(row.at, row.text).toBe(throughDate(row.text));
+        expect(row.tags).toEqual(["a", "b"]);
+        expect(row.day).toBeInstanceOf(Date);
       }
-    } finally {
-      await client.end();
-    }
+      expect(rows.map((row) => row.at)).toEqual([
+        "2026-11-23T03:15:13.123Z",
+        "1970-01-01T00:00:00.000Z",
+        "9999-12-31T23:59:59.999Z",
+      ]);
+    });
   });
 });
