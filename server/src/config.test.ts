@@ -16,6 +16,7 @@ describe("loadConfig", () => {
       registrationMode: "open",
       webhookAllowPrivateNetworks: false,
       validateResponses: true,
+      webhookPollIntervalMs: 1_000,
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(Object.isFrozen(config)).toBe(true);
@@ -30,6 +31,7 @@ describe("loadConfig", () => {
     { given: { NODE_ENV: "production" }, want: { validateResponses: false } },
     { given: { DATABASE_URL: "postgres://u@db:5432/x" }, want: { databaseUrl: "postgres://u@db:5432/x" } },
     { given: { PORT: "8080", HOST: "0.0.0.0" }, want: { publicBaseUrl: "http://0.0.0.0:8080" } },
+    { given: { WEBHOOK_POLL_INTERVAL_MS: "60000" }, want: { webhookPollIntervalMs: 60_000 } },
   ];
   it.each(cases)("reads $given", ({ given, want }) => {
     expect(loadConfig(given)).toMatchObject(want);
@@ -37,12 +39,18 @@ describe("loadConfig", () => {
 
   it("refuses bad settings, naming every one at once", () => {
     const attempt = () =>
-      loadConfig({ PORT: "eighty", REGISTRATION_MODE: "closed", DATABASE_URL: "mysql://x", REDIS_URL: "nope" });
+      loadConfig({
+        PORT: "eighty",
+        REGISTRATION_MODE: "closed",
+        DATABASE_URL: "mysql://x",
+        REDIS_URL: "nope",
+        WEBHOOK_POLL_INTERVAL_MS: "0",
+      });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
-      expect((error as ConfigError).problems).toHaveLength(4);
+      expect((error as ConfigError).problems).toHaveLength(5);
     }
   });
 });

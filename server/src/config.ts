@@ -47,6 +47,8 @@ export interface Config {
   /** Delays between webhook delivery attempts, in seconds (tests compress it). */
   readonly webhookRetrySchedule: readonly number[] | undefined;
   readonly webhookTimeoutMs: number;
+  /** How often the delivery worker looks for due deliveries besides its wake-ups (WEBHOOK_POLL_INTERVAL_MS). */
+  readonly webhookPollIntervalMs: number;
   /** Connecting to PostgreSQL, and waiting for a pooled connection (DB_CONNECT_TIMEOUT_MS). */
   readonly dbConnectTimeoutMs: number;
   /** PostgreSQL's `statement_timeout`; the client gives up a little later on a server that does not answer at all. */
@@ -188,6 +190,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     idempotencyWaitMs: integer("IDEMPOTENCY_WAIT_MS", 10_000, 1, 60_000),
     webhookRetrySchedule: schedule("WEBHOOK_RETRY_SCHEDULE"),
     webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 15_000, 100, 60_000),
+    webhookPollIntervalMs: integer("WEBHOOK_POLL_INTERVAL_MS", 1_000, 100, 3_600_000),
     dbConnectTimeoutMs: integer("DB_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
     dbStatementTimeoutMs: integer("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
     dbPoolMax: integer("DB_POOL_MAX", 20, 2, 500),

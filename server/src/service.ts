@@ -150,6 +150,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         urls,
         schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
         timeoutMs: config.webhookTimeoutMs,
+        pollIntervalMs: config.webhookPollIntervalMs,
       })
     : undefined;
   const keys = await createApiKeyCache({ pool: db.pool, settings: db.settings, logger });

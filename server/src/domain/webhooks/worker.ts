@@ -13,9 +13,9 @@
  *     record. The delivery is then due again and the next claim, in any process, takes it: at least once, and
  *     receivers deduplicate by `webhook-id`.
  *   - The claim's `FOR UPDATE SKIP LOCKED` guards against two processes taking the same delivery.
- *   - The poll (POLL_INTERVAL_MS) guards against a missed wake-up: a notification sent while the LISTEN connection was
- *     down, or a retry or a run-out lease that no timer of this process knows of (another process's, or from before a
- *     restart).
+ *   - The poll (WEBHOOK_POLL_INTERVAL_MS, 1 s by default) guards against a missed wake-up: a notification sent while
+ *     the LISTEN connection was down, or a retry or a run-out lease that no timer of this process knows of (another
+ *     process's, or from before a restart).
  *   - The wake-ups only save time: `NOTIFY webhook_work` at the commit that made deliveries (a new delivery leaves in
  *     milliseconds, not at the next poll), a timer at the due time of a retry scheduled here, and a drain when the
  *     LISTEN connection comes back.
@@ -32,7 +32,6 @@ import type { UrlCheckOptions } from "./ssrf.ts";
 
 /** How long past an attempt's deadline its lease lasts: the time to record the outcome. */
 const LEASE_MARGIN_SECONDS = 5;
-const POLL_INTERVAL_MS = 1_000;
 /** Deliveries claimed at once; their attempts run side by side (the HTTP agent keeps up to 50 sockets a host). */
 const BATCH_SIZE = 50;
 
@@ -44,6 +43,8 @@ export interface WorkerOptions {
   schedule: readonly number[];
   /** One attempt's timeout (WEBHOOK_TIMEOUT_MS; its default lives in config.ts). */
   timeoutMs: number;
+  /** How often the worker looks for due deliveries besides its wake-ups (WEBHOOK_POLL_INTERVAL_MS). */
+  pollIntervalMs: number;
 }
 
 export async function startDeliveryWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
@@ -107,7 +108,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     onNotification: wake,
     onConnect: wake,
   });
-  const timer = setInterval(wake, POLL_INTERVAL_MS);
+  const timer = setInterval(wake, options.pollIntervalMs);
   timer.unref();
   wake();
 
