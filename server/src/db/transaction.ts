@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { openDeferred, takeDeferred } from "./deferred.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /**
@@ -18,15 +19,20 @@ export async function releaseAfterFailure(client: pg.PoolClient, error: unknown)
   client.release(rollback ?? undefined);
 }
 
-/** Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws. */
+/**
+ * Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws. Statements
+ * that `work` deferred (deferred.ts) travel with the COMMIT.
+ */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let result: T;
   try {
     await client.query("BEGIN");
+    openDeferred(client);
     result = await work(client);
-    await client.query("COMMIT");
+    await client.query(`${takeDeferred(client)}COMMIT`);
   } catch (error) {
+    takeDeferred(client);
     await releaseAfterFailure(client, error);
     throw error;
   }

@@ -8,7 +8,8 @@
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type { PageParams } from "../../db/pages.ts";
-import type { AlongsideEvent, EventFilters, EventRow } from "./events.store.ts";
+import { newId } from "../../lib/ids.ts";
+import type { EventFilters, EventRow } from "./events.store.ts";
 import * as store from "./events.store.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
@@ -35,18 +36,17 @@ export function toEvent(row: EventRow): Event {
 export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: object) => Promise<string>;
 
 /**
- * Writes the event in the caller's transaction and returns its envelope, with the columns of a query that travelled
- * with the write (`AlongsideEvent`) when one was given.
+ * A new event's envelope. Its id and its time come from one reading of the clock here, not from the database, so
+ * that the envelope is known before its row is written (it is written with the transaction's COMMIT).
  */
-export async function insertEvent<Extra extends object = object>(
-  db: Db,
-  workspaceId: string,
-  type: EventType,
-  data: object,
-  alongside?: AlongsideEvent,
-): Promise<{ event: Event; alongside: Extra }> {
-  const row = await store.insertEventRow<Extra>(db, workspaceId, type, data, alongside);
-  return { event: toEvent(row), alongside: row };
+export function newEvent(workspaceId: string, type: EventType, data: object, now = Date.now()): Event {
+  return toEvent({
+    id: newId("event", now),
+    workspace_id: workspaceId,
+    type,
+    data: data as EventRow["data"],
+    created_at: new Date(now),
+  });
 }
 
 export function listEvents(db: Db, workspaceId: string, query: EventFilters & PageParams) {

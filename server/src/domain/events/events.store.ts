@@ -1,11 +1,11 @@
 /** All SQL of events. */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import pg from "pg";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
-import { newId } from "../../lib/ids.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
+type Event = components["schemas"]["Event"];
 
 export interface EventRow {
   id: string;
@@ -48,29 +48,13 @@ export function findEventRow(db: Db, workspaceId: string, id: string): Promise<E
 }
 
 /**
- * A query about the new row (named `event`) that travels in the statement that writes it, its columns returned beside
- * the row's: a caller that needs more than the row pays one round trip, not two.
+ * The statement that writes an event's row, as text with its values as literals (it travels in a query of several
+ * statements, which takes no parameters); it returns the row's `id`, `workspace_id` and `type`.
  */
-export interface AlongsideEvent {
-  /** Distinguishes the prepared statement. */
-  name: string;
-  /** Select-list items over `event`, e.g. `ARRAY(SELECT … WHERE x = event.type) AS y`. */
-  columns: string;
-}
-
-/** Writes an event row in the caller's transaction, with `alongside`'s columns when given. */
-export async function insertEventRow<Extra extends object = object>(
-  db: Db,
-  workspaceId: string,
-  type: EventRow["type"],
-  data: object,
-  alongside?: AlongsideEvent,
-): Promise<EventRow & Extra> {
-  const insert = "INSERT INTO events (id, workspace_id, type, data) VALUES ($1, $2, $3, $4) RETURNING *";
-  const { rows } = await db.query<EventRow & Extra>({
-    name: alongside ? `insert-event-${alongside.name}` : "insert-event",
-    text: alongside ? `WITH event AS (${insert}) SELECT event.*, ${alongside.columns} FROM event` : insert,
-    values: [newId("event"), workspaceId, type, JSON.stringify(data)],
-  });
-  return rows[0] as EventRow & Extra;
+export function insertEventStatement(event: Pick<Event, "id" | "workspace_id" | "type" | "data" | "timestamp">) {
+  const values = [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp];
+  const [id, workspaceId, type, data, createdAt] = values.map((value) => pg.escapeLiteral(value));
+  return `INSERT INTO events (id, workspace_id, type, data, created_at)
+    VALUES (${id}, ${workspaceId}, ${type}, ${data}::jsonb, ${createdAt}::timestamptz)
+    RETURNING id, workspace_id, type`;
 }

@@ -8,7 +8,7 @@
  * these columns guards.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import pg from "pg";
 import { listPage, type PageParams } from "../../db/pages.ts";
 import type { Health, Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
@@ -56,14 +56,23 @@ const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
 /**
- * The enabled subscriptions to a new event's type, as a query that travels in the statement writing the event
- * (`insertEventRow`'s `alongside`): recording an event and finding whom to send it to is one round trip.
+ * A new event and its fan-out, as one statement: `eventStatement` writes the event's row (returning its `id`,
+ * `workspace_id` and `type`), then one delivery of `payload` is written per enabled subscription to its type, due at
+ * once, and the workers are woken at commit when there is any. The subscriptions are found in the statement, so
+ * the deliveries' ids are made there too: the event's time part, then 16 characters of the md5 of the event's and
+ * the subscription's ids (hex, upper case: Crockford base32 characters), one id per pair. Text with literal values,
+ * so that it can travel with COMMIT (db/deferred.ts).
  */
-export const SUBSCRIBERS_OF_EVENT = {
-  name: "subscribers",
-  columns:
-    "ARRAY(SELECT id FROM webhooks WHERE workspace_id = event.workspace_id AND enabled AND event.type = ANY(events)) AS subscribers",
-} as const;
+export function fanOutStatement(eventStatement: string, payload: string): string {
+  return `WITH event AS (${eventStatement}), delivered AS (
+      INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
+      SELECT 'dlv_' || substr(event.id, 5, 10) || upper(substr(md5(event.id || webhook.id), 1, 16)),
+             event.workspace_id, webhook.id, event.id, event.type, ${pg.escapeLiteral(payload)}, 'pending', now()
+        FROM event JOIN webhooks webhook
+          ON webhook.workspace_id = event.workspace_id AND webhook.enabled AND event.type = ANY(webhook.events)
+      RETURNING 1)
+    SELECT pg_notify('${WORK_CHANNEL}', '') WHERE EXISTS (SELECT FROM delivered)`;
+}
 
 /**
  * Writes deliveries of one body, due at once, and wakes the workers at commit. They are written in the caller's

@@ -6,23 +6,21 @@
  * It lives here, not in events/, so that the dependency points one way: webhooks know events; events know nothing of
  * webhooks.
  */
-import { insertEvent, type RecordEvent } from "../events/events.service.ts";
-import { sendEvent } from "./deliveries.service.ts";
-import { SUBSCRIBERS_OF_EVENT } from "./deliveries.store.ts";
+import { deferToCommit } from "../../db/deferred.ts";
+import { newEvent, type RecordEvent } from "../events/events.service.ts";
+import { insertEventStatement } from "../events/events.store.ts";
+import { fanOutStatement } from "./deliveries.store.ts";
 
 /**
+ * The event's row, its deliveries and the workers' wake-up are one statement, and it travels with the transaction's
+ * COMMIT when the transaction allows (withTransaction, idempotentWrite): recording an event costs no round trip.
+ *
  * @example
  * await recordEvent(client, workspaceId, "lead.captured", { object: lead }); // "evt_01JD…"
  */
 export const recordEvent: RecordEvent = async (db, workspaceId, type, data) => {
-  // The event's row and its subscribers in one statement; no subscriber, no further statement.
-  const { event, alongside } = await insertEvent<{ subscribers: string[] }>(
-    db,
-    workspaceId,
-    type,
-    data,
-    SUBSCRIBERS_OF_EVENT,
-  );
-  if (alongside.subscribers.length > 0) await sendEvent(db, event, alongside.subscribers);
+  const event = newEvent(workspaceId, type, data);
+  const statement = fanOutStatement(insertEventStatement(event), JSON.stringify(event));
+  if (!deferToCommit(db, statement)) await db.query(statement);
   return event.id;
 };

@@ -6,8 +6,7 @@
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
-import { newId } from "../../lib/ids.ts";
-import { type EventType, toEvent } from "../events/events.service.ts";
+import { type EventType, newEvent } from "../events/events.service.ts";
 import * as deliveries from "./deliveries.service.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
@@ -44,15 +43,8 @@ export function webhookHandlers(deps: WriteDeps & { pool: pg.Pool; urls: UrlChec
       const ws = principal.workspaceId;
       await webhooks.lockWebhook(db, ws, params.webhook_id);
       const type: EventType = body.event_type ?? "lead.captured";
-      const eventId = newId("event");
       // The envelope of a test event is built as every event's is; the event itself is not stored.
-      const envelope = toEvent({
-        id: eventId,
-        workspace_id: ws,
-        type,
-        data: sampleObject(type),
-        created_at: new Date(),
-      });
+      const envelope = newEvent(ws, type, sampleObject(type));
       const [id] = await deliveries.sendEvent(db, envelope, [params.webhook_id]);
       return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),
