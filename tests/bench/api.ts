@@ -10,7 +10,8 @@
  *   the service (NODE_ENV=production): GET /v1/leads?limit=20, POST /v1/leads with an Idempotency-Key, with one
  *   API process (WEB_CONCURRENCY=1, where CPU time per request is measured) and with two (WEB_CONCURRENCY=2)
  *
- * Prints req/s, p50, p99 and the CPU time per request of the floors' and the service's process, then the service's ratios to its floors.
+ * Prints req/s, p50, p99, the CPU time per request of the floors' and the service's process and of the machine's
+ * PostgreSQL and Redis processes, then the service's ratios to its floors.
  * Targets (issue 12): each ≥ 60 % of its floor's req/s, p99 ≤ 2 × the floor's p99.
  *
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
@@ -54,6 +55,7 @@ function medianOf(results: LoadResult[]): LoadResult {
       (value) => value,
     );
   const cpu = figure((result) => result.cpuMsPerRequest);
+  const stores = figure((result) => result.storesCpuMsPerRequest);
   return {
     name: first.name,
     requests: figure((result) => result.requests) ?? 0,
@@ -62,6 +64,7 @@ function medianOf(results: LoadResult[]): LoadResult {
     p50: figure((result) => result.p50) ?? 0,
     p99: figure((result) => result.p99) ?? 0,
     ...(cpu !== undefined ? { cpuMsPerRequest: cpu } : {}),
+    ...(stores !== undefined ? { storesCpuMsPerRequest: stores } : {}),
   };
 }
 

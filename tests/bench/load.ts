@@ -3,7 +3,7 @@
  * connections, loopback only, bounded in time. `make` builds each request, so that writes carry a fresh
  * Idempotency-Key and body every time.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 export interface LoadResult {
@@ -15,6 +15,8 @@ export interface LoadResult {
   p99: number;
   /** CPU time of the measured server process per request, in ms (when its pid was given). */
   cpuMsPerRequest?: number;
+  /** CPU time of every PostgreSQL and Redis process of the machine per request, in ms (when a pid was given). */
+  storesCpuMsPerRequest?: number;
 }
 
 export interface LoadRequest {
@@ -45,6 +47,31 @@ export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const STORE_COMMANDS = new Set(["postgres", "redis-server"]);
+
+/** CPU time so far of each PostgreSQL and Redis process of the machine (a backend, a server), by pid. */
+function storesCpu(): Map<number, number> {
+  const found = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (STORE_COMMANDS.has(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))))
+        found.set(Number(entry), cpuMs(Number(entry)));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return found;
+}
+
+/** The CPU time the stores spent between two readings (a process that started meanwhile counts whole). */
+function storesCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of storesCpu()) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 export async function load(
@@ -86,9 +113,11 @@ export async function load(
   const warmUp = options.warmUpSeconds ?? 1;
   if (warmUp > 0) await run(warmUp); // warm-up: JIT, pools and caches, not measured
   const cpuBefore = options.pid ? cpuMs(options.pid) : 0;
+  const storesBefore = options.pid ? storesCpu() : undefined;
   // An open-ended run lasts until `until` settles (an hour at most).
   const result = await (options.until ? run(3_600, options.until) : run(options.durationSeconds ?? 5));
   const cpu = options.pid ? cpuMs(options.pid) - cpuBefore : undefined;
+  const stores = storesBefore ? storesCpuSince(storesBefore) : undefined;
   const requests = result.requests.total;
   return {
     name,
@@ -98,6 +127,9 @@ export async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     ...(cpu !== undefined && requests > 0 ? { cpuMsPerRequest: Math.round((cpu / requests) * 1000) / 1000 } : {}),
+    ...(stores !== undefined && requests > 0
+      ? { storesCpuMsPerRequest: Math.round((stores / requests) * 1000) / 1000 }
+      : {}),
   };
 }
 
@@ -111,6 +143,7 @@ export function report(results: LoadResult[], baseline?: LoadResult): void {
     errors: result.errors,
     ...(baseline ? { [`vs ${baseline.name}`]: `${((result.perSecond / baseline.perSecond) * 100).toFixed(1)} %` } : {}),
     ...(result.cpuMsPerRequest !== undefined ? { "CPU ms/req": result.cpuMsPerRequest } : {}),
+    ...(result.storesCpuMsPerRequest !== undefined ? { "PG+Redis CPU ms/req": result.storesCpuMsPerRequest } : {}),
   }));
   console.table(rows);
 }
