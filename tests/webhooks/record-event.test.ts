@@ -99,8 +99,8 @@ describe("recordEvent", () => {
         return id;
       }),
     );
-    expect(queries.map((text) => text.trim().split(/\s+/)[0])).toEqual(["BEGIN", "SELECT", "WITH"]);
-    expect(queries[2]).toMatch(/COMMIT$/);
+    expect(queries.map((text) => text.trim().split(/\s+/)[0])).toEqual(["BEGIN", "SELECT", "SELECT"]);
+    expect(queries[2]).toMatch(/^SELECT record_event\([\s\S]*\);\nCOMMIT$/);
 
     const event: Event = await getEvent(pool, workspaceId, eventId);
     expect(event).toMatchObject({ id: eventId, type: "lead.captured", data: DATA, workspace_id: workspaceId });
@@ -175,7 +175,7 @@ describe("recordEvent", () => {
     });
     const { queries } = await countQueries(() => idempotentWrite(pool, context, effect));
     expect(queries).toHaveLength(2);
-    expect(queries[1]).toMatch(/^WITH event AS \(INSERT INTO events[\s\S]*INSERT INTO idempotency_keys[\s\S]*COMMIT$/);
+    expect(queries[1]).toMatch(/^SELECT record_event\([\s\S]*SELECT record_idempotency_key\([\s\S]*COMMIT$/);
     const replay = await idempotentWrite(pool, context, effect);
     expect(replay.replayed).toBe(true);
     const { events, deliveries } = await rows();

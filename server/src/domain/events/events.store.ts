@@ -1,11 +1,10 @@
 /** All SQL of events. */
 import type { components } from "@service/spec/schema";
-import pg from "pg";
+import type pg from "pg";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
-type Event = components["schemas"]["Event"];
 
 export interface EventRow {
   id: string;
@@ -45,16 +44,4 @@ export function listEventRows<Item>(
 
 export function findEventRow(db: Db, workspaceId: string, id: string): Promise<EventRow> {
   return findInWorkspace<EventRow>(db, "events", workspaceId, id, () => new AppError("EVENT_NOT_FOUND"));
-}
-
-/**
- * The statement that writes an event's row, as text with its values as literals (it travels in a query of several
- * statements, which takes no parameters); it returns the row's `id`, `workspace_id` and `type`.
- */
-export function insertEventStatement(event: Pick<Event, "id" | "workspace_id" | "type" | "data" | "timestamp">) {
-  const values = [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp];
-  const [id, workspaceId, type, data, createdAt] = values.map((value) => pg.escapeLiteral(value));
-  return `INSERT INTO events (id, workspace_id, type, data, created_at)
-    VALUES (${id}, ${workspaceId}, ${type}, ${data}::jsonb, ${createdAt}::timestamptz)
-    RETURNING id, workspace_id, type`;
 }

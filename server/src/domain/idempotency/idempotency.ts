@@ -69,7 +69,7 @@ function replayOf<T>(stored: StoredAnswer<T>, print: Buffer): { answer: WriteAns
   return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
 }
 
-/** SQLSTATE of `idempotency_key_taken()`: another request with the same key committed first. */
+/** SQLSTATE of `record_idempotency_key()`: another request with the same key committed first. */
 const KEY_TAKEN = "IK001";
 
 /**
@@ -78,9 +78,8 @@ const KEY_TAKEN = "IK001";
  *
  * With a key, the statements cost no round trip more than a plain write: the look-up of a stored answer travels
  * with BEGIN, and the key is recorded with its lock timeout and COMMIT in one query, after the statements that the
- * effect deferred to its commit (deferred.ts). The key row is inserted after
- * the effect: a duplicate that runs meanwhile blocks on that insert until the first commits, records nothing, and
- * `idempotency_key_taken()` (migration 0006) raises IK001 so that its COMMIT does not run; it then rolls its own
+ * effect deferred to its commit (deferred.ts). The key row is inserted after the effect: a duplicate that runs meanwhile blocks on that insert until the first commits, records nothing, and
+ * `record_idempotency_key()` (migration 0007) raises IK001 so that its COMMIT does not run; it then rolls its own
  * effect back and replays the first answer.
  */
 export async function idempotentWrite<T>(
@@ -122,18 +121,10 @@ export async function idempotentWrite<T>(
     // and the client's) are raised above it for the rest of the transaction, or they would end the wait first. A
     // key taken meanwhile is an error (IK001), which stops the query before its COMMIT.
     await client.query({
-      text: `${takeDeferred(client)}SET LOCAL lock_timeout = ${waitMs}; SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
-      WITH recorded AS (
-        INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, expires_at)
-        VALUES (${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
-                ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb,
-                now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
-        ON CONFLICT (workspace_id, key) DO UPDATE
-          SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-              response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
-          WHERE idempotency_keys.expires_at <= now()
-        RETURNING 1)
-      SELECT idempotency_key_taken() WHERE NOT EXISTS (SELECT FROM recorded);
+      text: `${takeDeferred(client)}SET LOCAL lock_timeout = ${waitMs};
+      SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
+      SELECT record_idempotency_key(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
+        ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb, ${IDEMPOTENCY_TTL_HOURS});
       COMMIT`,
       query_timeout: waitMs + 2 * STATEMENT_MARGIN_MS,
     } as pg.QueryConfig);

@@ -15,6 +15,7 @@ import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 type Delivery = components["schemas"]["Delivery"];
+type Event = components["schemas"]["Event"];
 
 /** Notified in the transaction that makes deliveries: the workers wake when it commits, not at their next poll. */
 export const WORK_CHANNEL = "webhook_work";
@@ -56,22 +57,14 @@ const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
 /**
- * A new event and its fan-out, as one statement: `eventStatement` writes the event's row (returning its `id`,
- * `workspace_id` and `type`), then one delivery of `payload` is written per enabled subscription to its type, due at
- * once, and the workers are woken at commit when there is any. The subscriptions are found in the statement, so
- * the deliveries' ids are made there too: the event's time part, then 16 characters of the md5 of the event's and
- * the subscription's ids (hex, upper case: Crockford base32 characters), one id per pair. Text with literal values,
- * so that it can travel with COMMIT (db/deferred.ts).
+ * The statement that records a new event and its fan-out: `record_event()` (migration 0007) writes the event's row and
+ * one delivery of `payload` per enabled subscription to its type, due at once, and wakes the workers at commit when
+ * it made any. Text with literal values, so that it can travel with COMMIT (db/deferred.ts).
  */
-export function fanOutStatement(eventStatement: string, payload: string): string {
-  return `WITH event AS (${eventStatement}), delivered AS (
-      INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
-      SELECT 'dlv_' || substr(event.id, 5, 10) || upper(substr(md5(event.id || webhook.id), 1, 16)),
-             event.workspace_id, webhook.id, event.id, event.type, ${pg.escapeLiteral(payload)}, 'pending', now()
-        FROM event JOIN webhooks webhook
-          ON webhook.workspace_id = event.workspace_id AND webhook.enabled AND event.type = ANY(webhook.events)
-      RETURNING 1)
-    SELECT pg_notify('${WORK_CHANNEL}', '') WHERE EXISTS (SELECT FROM delivered)`;
+export function recordEventStatement(event: Event, payload: string): string {
+  const values = [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp, payload];
+  const [id, workspaceId, type, data, createdAt, body] = values.map((value) => pg.escapeLiteral(value));
+  return `SELECT record_event(${id}, ${workspaceId}, ${type}, ${data}::jsonb, ${createdAt}::timestamptz, ${body})`;
 }
 
 /**

@@ -8,19 +8,19 @@
  */
 import { deferToCommit } from "../../db/deferred.ts";
 import { newEvent, type RecordEvent } from "../events/events.service.ts";
-import { insertEventStatement } from "../events/events.store.ts";
-import { fanOutStatement } from "./deliveries.store.ts";
+import { recordEventStatement } from "./deliveries.store.ts";
 
 /**
- * The event's row, its deliveries and the workers' wake-up are one statement, and it travels with the transaction's
- * COMMIT when the transaction allows (withTransaction, idempotentWrite): recording an event costs no round trip.
+ * The event's row, its deliveries and the workers' wake-up are one statement (`record_event()`, migration 0007), and
+ * it travels with the transaction's COMMIT when the transaction allows (withTransaction, idempotentWrite): recording
+ * an event costs no round trip.
  *
  * @example
  * await recordEvent(client, workspaceId, "lead.captured", { object: lead }); // "evt_01JD…"
  */
 export const recordEvent: RecordEvent = async (db, workspaceId, type, data) => {
   const event = newEvent(workspaceId, type, data);
-  const statement = fanOutStatement(insertEventStatement(event), JSON.stringify(event));
+  const statement = recordEventStatement(event, JSON.stringify(event));
   if (!deferToCommit(db, statement)) await db.query(statement);
   return event.id;
 };
