@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
-import { withYoungGeneration } from "./young-generation.ts";
+import { withGcFlags } from "./gc-flags.ts";
 
 export const CLUSTER_ROLE_ENV = "SERVICE_CLUSTER_ROLE";
 export const CLUSTER_INDEX_ENV = "SERVICE_CLUSTER_INDEX";
@@ -31,7 +31,7 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
   const share = String(poolShare(config.dbPoolMax, processes));
   let stopping = false;
   const workers = new Map<number, Worker>();
-  cluster.setupPrimary({ execArgv: withYoungGeneration(process.execArgv) });
+  cluster.setupPrimary({ execArgv: withGcFlags(process.execArgv) });
 
   const fork = (index: number) => {
     const worker = cluster.fork({

@@ -22,7 +22,7 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
-import { YOUNG_GENERATION_FLAG } from "../../server/src/young-generation.ts";
+import { GC_FLAGS } from "../../server/src/gc-flags.ts";
 import { runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { type LoadRequest, type LoadResult, load, report } from "./load.ts";
@@ -82,7 +82,7 @@ try {
       LOG_LEVEL: "info",
     });
   // One process, started as the README says a single process is (the cluster gives its processes the flag itself).
-  const server = await runServer(["api"], serviceEnv(1), undefined, [YOUNG_GENERATION_FLAG]);
+  const server = await runServer(["api"], serviceEnv(1), undefined, [...GC_FLAGS]);
   children.push(server.child);
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
-import { YOUNG_GENERATION_FLAG } from "../../server/src/young-generation.ts";
+import { GC_FLAGS } from "../../server/src/gc-flags.ts";
 import { runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { load } from "./load.ts";
@@ -105,7 +105,7 @@ try {
       LOG_LEVEL: "info",
     }),
     120_000,
-    ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, YOUNG_GENERATION_FLAG],
+    ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, ...GC_FLAGS],
   );
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Profile", ownerEmail: "p@example.com" });
