@@ -78,9 +78,9 @@ const KEY_TAKEN = "IK001";
  *
  * With a key, the statements cost no round trip more than a plain write: the look-up of a stored answer travels
  * with BEGIN, and the key is recorded with its lock timeout and COMMIT in one query, after the statements that the
- * effect deferred to its commit (deferred.ts). The key row is inserted after the effect: a duplicate that runs meanwhile blocks on that insert until the first commits, records nothing, and
- * `record_idempotency_key()` (migration 0007) raises IK001 so that its COMMIT does not run; it then rolls its own
- * effect back and replays the first answer.
+ * effect deferred to its commit (deferred.ts). The key row is inserted after the effect: a duplicate that runs
+ * meanwhile blocks on that insert until the first commits, records nothing, and `record_idempotency_key()` (migration
+ * 0007) raises IK001 so that its COMMIT does not run; it then rolls its own effect back and replays the first answer.
  */
 export async function idempotentWrite<T>(
   pool: pg.Pool,
@@ -131,8 +131,9 @@ export async function idempotentWrite<T>(
     release();
     return { answer, replayed: false };
   } catch (error) {
-    takeDeferred(client);
     if (released) throw error;
+    // The effect's deferred statements, if it failed before they were sent, go with the transaction.
+    takeDeferred(client);
     // Whatever failed, the effect is undone: rolled back, or the connection dropped (PostgreSQL rolls it back).
     if ((error as { code?: string }).code !== KEY_TAKEN) {
       await releaseAfterFailure(client, error);
