@@ -42,11 +42,26 @@ export interface LoadOptions {
   warmUpSeconds?: number;
 }
 
-/** CPU time of a process so far, in ms (Linux /proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
-export function cpuMs(pid: number): number {
+/** A process's command and CPU time so far, in ms (Linux /proc/PID/stat: fields 2, 14 and 15, in 10 ms ticks). */
+function readStat(pid: number): { command: string; cpu: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return {
+    command: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+    cpu: (Number(fields[11]) + Number(fields[12])) * 10,
+  };
+}
+
+/** CPU time of a process so far, in ms. */
+export function cpuMs(pid: number): number {
+  return readStat(pid).cpu;
+}
+
+/** The CPU time processes spent between two readings by pid; a process that started meanwhile counts whole. */
+export function cpuSpent(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
 }
 
 const STORE_COMMANDS = new Set(["postgres", "redis-server"]);
@@ -57,21 +72,13 @@ function storesCpu(): Map<number, number> {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (STORE_COMMANDS.has(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))))
-        found.set(Number(entry), cpuMs(Number(entry)));
+      const stat = readStat(Number(entry));
+      if (STORE_COMMANDS.has(stat.command)) found.set(Number(entry), stat.cpu);
     } catch {
       // The process ended meanwhile.
     }
   }
   return found;
-}
-
-/** The CPU time the stores spent between two readings (a process that started meanwhile counts whole). */
-function storesCpuSince(before: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, ms] of storesCpu()) total += ms - (before.get(pid) ?? 0);
-  return total;
 }
 
 export async function load(
@@ -117,7 +124,7 @@ export async function load(
   // An open-ended run lasts until `until` settles (an hour at most).
   const result = await (options.until ? run(3_600, options.until) : run(options.durationSeconds ?? 5));
   const cpu = options.pid ? cpuMs(options.pid) - cpuBefore : undefined;
-  const stores = storesBefore ? storesCpuSince(storesBefore) : undefined;
+  const stores = storesBefore ? cpuSpent(storesBefore, storesCpu()) : undefined;
   const requests = result.requests.total;
   return {
     name,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type pg from "pg";
-import { cpuMs } from "./load.ts";
+import { cpuMs, cpuSpent } from "./load.ts";
 
 /** Busy CPU time of the whole machine so far, in ms (/proc/stat: all but idle and iowait, in 10 ms ticks). */
 function machineBusyMs(): number {
@@ -47,8 +47,7 @@ export async function snapshot(pool: pg.Pool, processes: Record<string, number |
 /** CPU ms used between two snapshots: by each named process, by the database's backends, by everything else. */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot) {
   const processes = [...after.processes].map(([name, ms]) => [name, ms - (before.processes.get(name) ?? 0)] as const);
-  // Backends that connected meanwhile started from zero.
-  const backends = [...after.backends].reduce((sum, [pid, ms]) => sum + ms - (before.backends.get(pid) ?? 0), 0);
+  const backends = cpuSpent(before.backends, after.backends);
   const machine = after.machine - before.machine;
   const ours = processes.reduce((sum, [, ms]) => sum + ms, 0) + backends;
   const wallMs = after.at - before.at;

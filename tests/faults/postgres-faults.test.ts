@@ -168,17 +168,24 @@ describe("PostgreSQL failing under the service", () => {
         const last = server.logs.findLast((entry) => entry.listener === listener && Number(entry.time) >= since);
         return last === undefined ? quiet : last.msg === "LISTEN connection restored";
       });
-    const until = async (done: () => boolean, ms: number) => {
-      const started = Date.now();
-      while (!done() && Date.now() - started < ms) await sleep(50);
-      return done();
-    };
     // The crash and the freeze above cut the LISTENs too; their reconnection backs off (up to 5 s between tries).
-    expect(await until(() => back(0, true), 10_000), "both LISTENs back after the earlier outages").toBe(true);
+    await expect
+      .poll(() => back(0, true), {
+        timeout: 10_000,
+        interval: 50,
+        message: "both LISTENs back after the earlier outages",
+      })
+      .toBe(true);
 
     const cut = Date.now();
     expect(await database.terminate("service")).toBeGreaterThan(0);
-    expect(await until(() => back(cut, false), 5_000), "both LISTENs restored within 5 s of the cut").toBe(true);
+    await expect
+      .poll(() => back(cut, false), {
+        timeout: 5_000,
+        interval: 50,
+        message: "both LISTENs restored within 5 s of the cut",
+      })
+      .toBe(true);
 
     // The worker polls once a minute here (WEBHOOK_POLL_INTERVAL_MS), and the LISTEN's own reconnection drain has
     // run: a delivery that arrives within seconds was woken by its NOTIFY through the rebuilt connection.
