@@ -32,8 +32,9 @@ export interface LoadOptions {
   /** Measure this process's CPU time (user + system, from /proc) over the run. */
   pid?: number;
   /**
-   * Requests per second over all connections (an open rate, as real clients send), instead of a closed loop that
-   * saturates the server: latency then measures the service time under that load, not the queue in front of it.
+   * Requests per second over all connections, instead of a closed loop that saturates the server. autocannon spends
+   * each connection's share of a second back to back when the second starts, then waits: a light load in bursts of
+   * `connections` requests at once, whose latency is the service time under that concurrency.
    */
   rate?: number;
   /** End the measured run when this settles instead of after `durationSeconds` (a load that lasts while work runs). */

@@ -11,6 +11,7 @@
 import { createClient } from "@service/sdk";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { GC_FLAGS } from "../../server/src/gc-flags.ts";
 import { runServer } from "../helpers/process.ts";
 import { makeCertificates, startReceiver } from "../helpers/receiver.ts";
 import { benchDatabase } from "./database.ts";
@@ -26,7 +27,7 @@ const env = benchServiceEnv(database.url, {
   LOG_LEVEL: "info",
 });
 // API and worker in one process for the latency run, as `npm start` runs them.
-let server = await runServer([], env);
+let server = await runServer([], env, undefined, [...GC_FLAGS]);
 const pool = new pg.Pool({ connectionString: database.url, max: 2 });
 try {
   const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });
@@ -53,7 +54,7 @@ try {
 
   // Throughput: 2,000 events written through an API-only process (no worker), then drained by a worker process.
   await server.stop("SIGTERM");
-  server = await runServer(["api"], env);
+  server = await runServer(["api"], env, undefined, [...GC_FLAGS]);
   const api = createClient({ apiKey: key, baseUrl: server.url });
   const start = receiver.received.length;
   const BURST = 2000;
@@ -66,7 +67,7 @@ try {
   const writeSeconds = (Date.now() - written) / 1000;
   await server.stop("SIGTERM");
   const { spawn } = await import("node:child_process");
-  const worker = spawn(process.execPath, ["server/dist/main.js", "worker"], { env, stdio: "ignore" });
+  const worker = spawn(process.execPath, [...GC_FLAGS, "server/dist/main.js", "worker"], { env, stdio: "ignore" });
   const burst = (await receiver.waitFor(start + BURST, undefined, 120_000)).slice(start);
   worker.kill("SIGTERM");
   const first = burst[0]?.at ?? 0;
