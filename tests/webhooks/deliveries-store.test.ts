@@ -6,11 +6,10 @@ import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { migrate } from "../../server/src/db/migrate.ts";
-import { withTransaction } from "../../server/src/db/transaction.ts";
 import { toEvent } from "../../server/src/domain/events/events.service.ts";
 import type { Outcome } from "../../server/src/domain/webhooks/deliver.ts";
 import { sendEvent } from "../../server/src/domain/webhooks/deliveries.service.ts";
-import { abandon, claimDue, recordOutcome } from "../../server/src/domain/webhooks/deliveries.store.ts";
+import { abandon, claimDue, recordOutcomes } from "../../server/src/domain/webhooks/deliveries.store.ts";
 import { sampleObject } from "../../server/src/domain/webhooks/samples.ts";
 import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { newId } from "../../server/src/lib/ids.ts";
@@ -99,9 +98,7 @@ describe("the deliveries table as the queue", () => {
   it("ends the lease with the outcome; a retry is due at its time, not before", async () => {
     const id = await newDelivery();
     await claimDue(pool, lease);
-    await withTransaction(pool, (db) =>
-      recordOutcome(db, outcome(id, { status: "pending", delaySeconds: 0.3 }, "failing")),
-    );
+    await recordOutcomes(pool, [outcome(id, { status: "pending", delaySeconds: 0.3 }, "failing")]);
     expect(await delivery(id)).toMatchObject({ status: "pending", attempt_count: 1, leased_until: null });
     expect(await claimDue(pool, lease)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -112,7 +109,7 @@ describe("the deliveries table as the queue", () => {
     const succeeded = await newDelivery();
     const abandoned = await newDelivery();
     await claimDue(pool, lease);
-    await withTransaction(pool, (db) => recordOutcome(db, outcome(succeeded, { status: "succeeded" }, "healthy")));
+    await recordOutcomes(pool, [outcome(succeeded, { status: "succeeded" }, "healthy")]);
     await abandon(pool, abandoned);
     expect(await delivery(succeeded)).toMatchObject({ status: "succeeded", next_attempt_at: null, leased_until: null });
     expect(await delivery(abandoned)).toMatchObject({ status: "failed", next_attempt_at: null, leased_until: null });
@@ -121,10 +118,45 @@ describe("the deliveries table as the queue", () => {
   });
 });
 
+describe("outcomes written together (recordOutcomes, one statement)", () => {
+  it("writes each outcome's attempt and next state, and skips one whose delivery is gone", async () => {
+    const [done, retried, gone] = [await newDelivery(), await newDelivery(), await newDelivery()];
+    await claimDue(pool, lease);
+    // Its subscription deleted during the attempt: the delivery went with it (ON DELETE CASCADE).
+    await pool.query("DELETE FROM deliveries WHERE id = $1", [gone]);
+    const written = await recordOutcomes(pool, [
+      outcome(done, { status: "succeeded" }, "healthy"),
+      outcome(retried, { status: "pending", delaySeconds: 60 }, "failing"),
+      outcome(gone, { status: "succeeded" }, "healthy"),
+    ]);
+    expect(written).toBe(2);
+    expect(await delivery(done)).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null });
+    const next = await delivery(retried);
+    expect(next).toMatchObject({ status: "pending", attempt_count: 1, leased_until: null });
+    expect(next.next_attempt_at.getTime() - Date.now()).toBeGreaterThan(55_000);
+    const { rows } = await pool.query(
+      "SELECT delivery_id, attempt, duration_ms, response_status FROM delivery_attempts ORDER BY delivery_id",
+    );
+    expect(rows).toEqual(
+      [done, retried].sort().map((id) => ({ delivery_id: id, attempt: 1, duration_ms: 12, response_status: 500 })),
+    );
+    expect((await webhook()).failing_since).toBeInstanceOf(Date);
+  });
+
+  it("writes nothing of a batch that fails", async () => {
+    const [first, second] = [await newDelivery(), await newDelivery()];
+    await claimDue(pool, lease);
+    const bad = { ...outcome(second, { status: "succeeded" }, "healthy"), health: "unknown" as Outcome["health"] };
+    await expect(recordOutcomes(pool, [outcome(first, { status: "succeeded" }, "healthy"), bad])).rejects.toThrow();
+    expect(await delivery(first)).toMatchObject({ status: "pending" });
+    expect((await pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n).toBe(0);
+  });
+});
+
 describe("the subscription's health after an attempt", () => {
   const record = async (health: Outcome["health"]) => {
     const id = await newDelivery();
-    await withTransaction(pool, (db) => recordOutcome(db, outcome(id, { status: "failed" }, health)));
+    await recordOutcomes(pool, [outcome(id, { status: "failed" }, health)]);
   };
 
   it("starts a failing streak once, and a success ends it", async () => {

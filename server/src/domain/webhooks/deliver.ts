@@ -44,7 +44,7 @@ export type Next = { status: "succeeded" } | { status: "failed" } | { status: "p
  */
 export type Health = "healthy" | "failing" | "gone";
 
-/** An attempt, classified: everything deliveries.store.ts `recordOutcome` writes. */
+/** An attempt, classified: everything deliveries.store.ts `recordOutcomes` writes. */
 export interface Outcome {
   deliveryId: string;
   webhookId: string;

@@ -4,13 +4,13 @@
  *
  * The `deliveries` table is also the work queue. A delivery is due when it is pending, its `next_attempt_at` has come
  * and it has no live lease; `claimDue` leases due deliveries to one worker (`FOR UPDATE SKIP LOCKED`, so workers in
- * several processes never take the same one), and `recordOutcome` ends the lease. worker.ts says which failure each of
+ * several processes never take the same one), and `recordOutcomes` ends the lease. worker.ts says which failure each of
  * these columns guards.
  */
 import type { components } from "@service/spec/schema";
 import pg from "pg";
 import { listPage, type PageParams } from "../../db/pages.ts";
-import type { Health, Outcome, Target } from "./deliver.ts";
+import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
@@ -191,54 +191,30 @@ export async function abandon(db: Db, deliveryId: string): Promise<void> {
 }
 
 /**
- * Writes a classified attempt (run it in one transaction): the attempt, the delivery's next state (which ends its
- * lease; a retry is due at `next_attempt_at`), and the subscription's health.
+ * Writes classified attempts in one statement that commits on its own (`record_delivery_outcomes()`, migration 0008):
+ * for each, the attempt, the delivery's next state (which ends its lease; a retry is due at `next_attempt_at`), and
+ * the subscription's health (a failing streak starts, goes on or ends; 5 days of it, or a 410, disable the
+ * subscription). An outcome whose delivery is gone (its subscription was deleted meanwhile) is skipped. Returns the
+ * number written.
  */
-export async function recordOutcome(db: Db, outcome: Outcome): Promise<void> {
-  const { attempt, next } = outcome;
-  await db.query(
-    `INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-    [
-      outcome.deliveryId,
-      attempt.number,
-      attempt.startedAt,
-      attempt.durationMs,
-      attempt.status,
-      attempt.body,
-      attempt.error,
-    ],
-  );
-  await db.query(
-    `UPDATE deliveries SET status = $2, attempt_count = $3, updated_at = now(), leased_until = NULL,
-            next_attempt_at = CASE WHEN $4::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $4::float8) END
-      WHERE id = $1`,
-    [outcome.deliveryId, next.status, attempt.number, next.status === "pending" ? next.delaySeconds : null],
-  );
-  await keepHealth(db, outcome.webhookId, outcome.health);
-}
-
-/** The subscription's health after an answer: a failing streak starts, goes on, or ends; 410 disables at once. */
-async function keepHealth(db: Db, webhookId: string, health: Health): Promise<void> {
-  switch (health) {
-    case "healthy":
-      await db.query("UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL", [
-        webhookId,
-      ]);
-      return;
-    case "gone":
-      await db.query(
-        "UPDATE webhooks SET enabled = false, disabled_reason = 'endpoint_gone', updated_at = now() WHERE id = $1",
-        [webhookId],
-      );
-      return;
-    case "failing":
-      await db.query("UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1", [webhookId]);
-      await db.query(
-        `UPDATE webhooks SET enabled = false, disabled_reason = 'failing', updated_at = now()
-          WHERE id = $1 AND failing_since < now() - make_interval(secs => $2)`,
-        [webhookId, DISABLE_AFTER_FAILING_MS / 1000],
-      );
-      return;
-  }
+export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Promise<number> {
+  const rows = outcomes.map(({ deliveryId, webhookId, attempt, next, health }) => ({
+    delivery_id: deliveryId,
+    attempt: attempt.number,
+    started_at: attempt.startedAt,
+    duration_ms: attempt.durationMs,
+    response_status: attempt.status,
+    response_body: attempt.body,
+    error: attempt.error,
+    status: next.status,
+    delay_seconds: next.status === "pending" ? next.delaySeconds : null,
+    webhook_id: webhookId,
+    health,
+  }));
+  const { rows: result } = await db.query<{ written: number }>({
+    name: "record-delivery-outcomes",
+    text: "SELECT record_delivery_outcomes($1::jsonb, $2) AS written",
+    values: [JSON.stringify(rows), DISABLE_AFTER_FAILING_MS / 1000],
+  });
+  return result[0]?.written ?? 0;
 }

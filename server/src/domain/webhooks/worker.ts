@@ -1,6 +1,7 @@
 /**
  * The delivery worker: only the loop. It claims due deliveries (deliveries.store.ts), attempts each (deliver.ts) and
- * records the outcome in one transaction. The `deliveries` table is the queue; no job queue stands in between.
+ * records the outcomes (several in one statement when they come faster than one at a time). The `deliveries` table is
+ * the queue; no job queue stands in between.
  *
  * Each mechanism, and the failure it guards:
  *   - Retries have one owner, the schedule (schedule.ts): a failed attempt sets the delivery's `next_attempt_at`
@@ -23,11 +24,11 @@
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { ConnectionSettings } from "../../db/database.ts";
+import { groupCommit } from "../../db/group-commit.ts";
 import { startListener } from "../../db/listener.ts";
-import { withTransaction } from "../../db/transaction.ts";
 import { isDatabaseUnavailable } from "../../db/unavailable.ts";
-import { createDeliveryHttp, deliver } from "./deliver.ts";
-import { abandon, claimDue, type DueDelivery, recordOutcome, WORK_CHANNEL } from "./deliveries.store.ts";
+import { createDeliveryHttp, deliver, type Outcome } from "./deliver.ts";
+import { abandon, claimDue, type DueDelivery, recordOutcomes, WORK_CHANNEL } from "./deliveries.store.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
 
 /** How long past an attempt's deadline its lease lasts: the time to record the outcome. */
@@ -54,11 +55,16 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   let stopped = false;
   let draining: Promise<void> | undefined;
   let again = false;
+  // Outcomes that arrive while others are written go together in the next statement (group-commit.ts).
+  const record = groupCommit((outcomes: Outcome[]) => recordOutcomes(pool, outcomes), {
+    maxItems: BATCH_SIZE,
+    isTransient: isDatabaseUnavailable,
+  });
 
   const attempt = async (delivery: DueDelivery): Promise<void> => {
     if (!delivery.enabled) return abandon(pool, delivery.id);
     const outcome = await deliver(delivery, http, schedule);
-    await withTransaction(pool, (db) => recordOutcome(db, outcome));
+    await record(outcome);
     // A retry is due at a known time: wake then, rather than at the next poll after it.
     if (outcome.next.status === "pending") setTimeout(wake, outcome.next.delaySeconds * 1000 + 20).unref();
   };
