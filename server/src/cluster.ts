@@ -1,10 +1,12 @@
 /**
  * One API process per core (`WEB_CONCURRENCY`), all on one port through node:cluster: the primary process opens
  * the database once (migrations run once; an embedded PostgreSQL is started by it and stopped by it last), then
- * forks the processes that serve. The first runs the role asked for (`start`: API and delivery worker), the others
- * the API only, so background jobs do not multiply with the cores. `DB_POOL_MAX` is the budget of the whole
- * service: each process gets its share, so that more processes never mean more connections than PostgreSQL allows.
- * A process that dies is replaced (after a second, so that a process failing at start cannot spin).
+ * forks the processes that serve. With the `start` role, one more process runs the background jobs (the `worker`
+ * role: deliveries, pruning, e-mail) at a lower CPU priority (WORKER_NICE, priority.ts), so that background jobs do
+ * not multiply with the cores and no API process shares its event loop with a drain of deliveries. `DB_POOL_MAX` is
+ * the budget of the whole service: each process gets its share, so that more processes never mean more connections
+ * than PostgreSQL allows. A process that dies is replaced (after a second, so that a process failing at start cannot
+ * spin).
  */
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
@@ -28,14 +30,16 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
   const applied = await migrate(db.pool);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
   const processes = config.webConcurrency;
-  const share = String(poolShare(config.dbPoolMax, processes));
+  const roles: ("api" | "worker")[] = Array.from({ length: processes }, () => "api" as const);
+  if (role === "start") roles.push("worker");
+  const share = String(poolShare(config.dbPoolMax, roles.length));
   let stopping = false;
   const workers = new Map<number, Worker>();
   cluster.setupPrimary({ execArgv: withGcFlags(process.execArgv) });
 
   const fork = (index: number) => {
     const worker = cluster.fork({
-      [CLUSTER_ROLE_ENV]: index === 0 ? role : "api",
+      [CLUSTER_ROLE_ENV]: roles[index],
       [CLUSTER_INDEX_ENV]: String(index),
       DB_POOL_MAX: share,
     });
@@ -43,12 +47,12 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
     worker.on("exit", (code, signal) => {
       workers.delete(index);
       if (stopping) return;
-      logger.warn({ index, code, signal }, "API process exited; starting another");
+      logger.warn({ index, role: roles[index], code, signal }, "process exited; starting another");
       setTimeout(() => fork(index), RESTART_DELAY_MS).unref();
     });
   };
-  for (let index = 0; index < processes; index++) fork(index);
-  logger.info({ processes, pool_per_process: Number(share) }, "cluster started");
+  for (let index = 0; index < roles.length; index++) fork(index);
+  logger.info({ processes, worker_process: role === "start", pool_per_process: Number(share) }, "cluster started");
 
   const shutdown = async (signal: string) => {
     if (stopping) return;

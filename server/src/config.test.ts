@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       webhookAllowPrivateNetworks: false,
       validateResponses: true,
       webhookPollIntervalMs: 1_000,
+      workerNice: 10,
     });
     expect(config.dataDir).toMatch(/\.data$/);
     expect(Object.isFrozen(config)).toBe(true);
@@ -32,6 +33,7 @@ describe("loadConfig", () => {
     { given: { DATABASE_URL: "postgres://u@db:5432/x" }, want: { databaseUrl: "postgres://u@db:5432/x" } },
     { given: { PORT: "8080", HOST: "0.0.0.0" }, want: { publicBaseUrl: "http://0.0.0.0:8080" } },
     { given: { WEBHOOK_POLL_INTERVAL_MS: "60000" }, want: { webhookPollIntervalMs: 60_000 } },
+    { given: { WORKER_NICE: "0" }, want: { workerNice: 0 } },
   ];
   it.each(cases)("reads $given", ({ given, want }) => {
     expect(loadConfig(given)).toMatchObject(want);
@@ -45,12 +47,13 @@ describe("loadConfig", () => {
         DATABASE_URL: "mysql://x",
         REDIS_URL: "nope",
         WEBHOOK_POLL_INTERVAL_MS: "0",
+        WORKER_NICE: "-5",
       });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
-      expect((error as ConfigError).problems).toHaveLength(5);
+      expect((error as ConfigError).problems).toHaveLength(6);
     }
   });
 });

@@ -14,6 +14,7 @@ import cluster from "node:cluster";
 import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV, runPrimary } from "./cluster.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger, flushLogs } from "./logger.ts";
+import { yieldCpu } from "./priority.ts";
 import { startService } from "./service.ts";
 
 const ROLES = ["start", "api", "worker", "migrate"] as const;
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     await runPrimary(config, logger, role);
     return;
   }
+  if (role === "worker") yieldCpu(config.workerNice, logger);
   const service = await startService(config, logger, role);
   if (role === "migrate") {
     await service.stop();

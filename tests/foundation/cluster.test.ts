@@ -1,6 +1,8 @@
 /**
- * WEB_CONCURRENCY: several API processes on one port (node:cluster), a dead one replaced, a clean stop.
+ * WEB_CONCURRENCY: several API processes on one port (node:cluster), the background jobs in a process of their own at a
+ * lower CPU priority, a dead one replaced, a clean stop.
  */
+import { getPriority } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
@@ -22,7 +24,7 @@ describe("WEB_CONCURRENCY=2", () => {
     return listening();
   };
 
-  it("serves one port from two processes, replaces one that dies, and stops with exit code 0", async () => {
+  it("serves one port from two processes, runs the worker in a third, replaces one that dies, and stops with exit code 0", async () => {
     database = await createTestDatabase();
     server = await runServer(
       [],
@@ -33,8 +35,22 @@ describe("WEB_CONCURRENCY=2", () => {
     expect(new Set(started.map((entry) => entry.pid)).size, "two processes").toBe(2);
     expect(server.logs.find((entry) => entry.msg === "cluster started")).toMatchObject({
       processes: 2,
-      pool_per_process: 4,
+      worker_process: true,
+      pool_per_process: 2,
     });
+    const yieldLine = () =>
+      server?.logs.find((entry) => entry.msg === "worker process yields the CPU to the API (WORKER_NICE)");
+    await expect.poll(yieldLine, { timeout: 30_000 }).toMatchObject({ nice: 10 });
+    const yielded = yieldLine();
+    const workerPid = Number(yielded?.pid);
+    // A process that exited at start would be replaced, and this pid gone: none may (its stderr says why).
+    expect(
+      server.logs.filter((entry) => entry.msg === "process exited; starting another"),
+      server.stderr(),
+    ).toEqual([]);
+    expect(started.map((entry) => entry.pid)).not.toContain(workerPid);
+    expect(getPriority(workerPid), "the worker process's nice value, as the OS sees it").toBe(10);
+    for (const { pid } of started) expect(getPriority(pid)).toBe(getPriority());
     const answers = await Promise.all(
       Array.from({ length: 40 }, () => fetch(`${server?.url}/health`).then((r) => r.status)),
     );

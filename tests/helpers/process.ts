@@ -10,6 +10,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   readonly url: string;
   readonly logs: Record<string, unknown>[];
+  /** What the process (and the processes of its cluster) wrote to stderr so far. */
+  stderr(): string;
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -67,6 +69,7 @@ export async function runServer(
     child,
     url,
     logs,
+    stderr: () => stderr,
     async stop(signal = "SIGTERM") {
       if (child.exitCode !== null) return child.exitCode;
       const exited = once(child, "exit");

@@ -65,3 +65,24 @@ export async function startQueue(
   await ensureFetchOrderIndex(boss);
   return boss;
 }
+
+/** PostgreSQL's deadlock_detected: it aborted this transaction to let the other go on; trying again is safe. */
+const DEADLOCK_DETECTED = "40P01";
+
+/**
+ * `createQueue`, tried again when PostgreSQL resolves a deadlock against it. Processes that start together on a new
+ * database (a cluster's, or several pods at once) create the same queues at the same time, and pg-boss's queue
+ * creation (a row and a partition) can deadlock with itself; PostgreSQL then aborts one of them, and without a retry
+ * that process exited at start.
+ */
+export async function ensureQueue(queue: PgBoss, name: string, options?: PgBoss.Queue): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await queue.createQueue(name, options);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+    }
+  }
+}

@@ -5,6 +5,7 @@
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
+import { ensureQueue } from "../../jobs/queue.ts";
 import { randomToken, sha256 } from "../../lib/secrets.ts";
 import type { Mailer } from "../../mail/mailer.ts";
 import { accountExistsMail, resetMail, verificationMail } from "./auth.mail.ts";
@@ -74,7 +75,7 @@ function authJobHandlers(deps: AuthJobDeps) {
 
 /** Creates the queues (pg-boss 10 drops jobs sent to a queue that does not exist) and, for workers, works them. */
 export async function registerAuthJobs(queue: PgBoss, deps: AuthJobDeps, options: { work: boolean }): Promise<void> {
-  for (const name of Object.values(AUTH_QUEUES)) await queue.createQueue(name);
+  for (const name of Object.values(AUTH_QUEUES)) await ensureQueue(queue, name);
   if (!options.work) return;
   const handlers = authJobHandlers(deps);
   const work = <T extends object>(name: string, handle: (data: T) => Promise<void>) =>

@@ -14,6 +14,7 @@
 import type pg from "pg";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
+import { ensureQueue } from "../../jobs/queue.ts";
 
 export const PRUNE_QUEUE = "idempotency-prune";
 /** pg-boss cron (UTC): every minute, so each run has about a minute of expired keys to delete. */
@@ -94,7 +95,7 @@ export async function registerIdempotencyPruning(
 ): Promise<{ stop(): void }> {
   const stopping = new AbortController();
   if (!options.work) return { stop: () => undefined };
-  await queue.createQueue(PRUNE_QUEUE, {
+  await ensureQueue(queue, PRUNE_QUEUE, {
     name: PRUNE_QUEUE,
     policy: "stately",
     // A worker killed mid-run: the job expires and the next run starts; batches already deleted stay deleted.
