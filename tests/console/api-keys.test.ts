@@ -107,6 +107,9 @@ describe.runIf(runBrowserTests)("console: API keys", () => {
   it("returns to Sign in when the session ends, and back to the page afterwards", async () => {
     const page = await harness().newPage();
     await openApiKeys(page);
+    // The list loaded, so no request of the page is in flight: one answered 401 after the DELETE would end the
+    // session before the click, and the console would show Sign in with nothing to click (seen in CI).
+    await page.getByRole("table").or(page.getByText("No API keys yet")).waitFor();
     await harness().pool.query("DELETE FROM sessions");
     await page.getByRole("link", { name: "Webhooks", exact: true }).click();
     await page.getByText("Your session ended. Sign in again").waitFor();
