@@ -4,8 +4,8 @@
  * forks the processes that serve. With the `start` role, one more process runs the background jobs (the `worker`
  * role: deliveries, pruning, e-mail) at a lower CPU priority (WORKER_NICE, priority.ts), so that background jobs do
  * not multiply with the cores and no API process shares its event loop with a drain of deliveries. `DB_POOL_MAX` is
- * the budget of the whole service: each process gets its share, so that more processes never mean more connections
- * than PostgreSQL allows. A process that dies is replaced (after a second, so that a process failing at start cannot
+ * the budget of the whole service: each process gets its share (the worker a few, the API processes the rest), so that
+ * more processes never mean more connections than PostgreSQL allows. A process that dies is replaced (after a second, so that a process failing at start cannot
  * spin).
  */
 import cluster, { type Worker } from "node:cluster";
@@ -20,9 +20,17 @@ export const CLUSTER_ROLE_ENV = "SERVICE_CLUSTER_ROLE";
 export const CLUSTER_INDEX_ENV = "SERVICE_CLUSTER_INDEX";
 const RESTART_DELAY_MS = 1_000;
 
+/**
+ * The worker's pool: its claims, its group commit of outcomes, the pruner and the e-mail jobs each hold at most one
+ * connection at a time. The rest of the budget goes to the API processes, whose requests wait for connections.
+ */
+const WORKER_POOL_MAX = 4;
+
 /** Each process's share of the connection budget: at least 2 (a transaction and a query beside it). */
-function poolShare(total: number, processes: number): number {
-  return Math.max(2, Math.floor(total / processes));
+export function poolShares(total: number, apiProcesses: number, worker: boolean): { api: number; worker: number } {
+  const equal = Math.floor(total / (apiProcesses + (worker ? 1 : 0)));
+  const workerShare = worker ? Math.max(2, Math.min(WORKER_POOL_MAX, equal)) : 0;
+  return { api: Math.max(2, Math.floor((total - workerShare) / apiProcesses)), worker: workerShare };
 }
 
 export async function runPrimary(config: Config, logger: Logger, role: "start" | "api"): Promise<void> {
@@ -32,7 +40,7 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
   const processes = config.webConcurrency;
   const roles: ("api" | "worker")[] = Array.from({ length: processes }, () => "api" as const);
   if (role === "start") roles.push("worker");
-  const share = String(poolShare(config.dbPoolMax, roles.length));
+  const shares = poolShares(config.dbPoolMax, processes, role === "start");
   let stopping = false;
   const workers = new Map<number, Worker>();
   cluster.setupPrimary({ execArgv: withGcFlags(process.execArgv) });
@@ -41,7 +49,7 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
     const worker = cluster.fork({
       [CLUSTER_ROLE_ENV]: roles[index],
       [CLUSTER_INDEX_ENV]: String(index),
-      DB_POOL_MAX: share,
+      DB_POOL_MAX: String(shares[roles[index] ?? "api"]),
     });
     workers.set(index, worker);
     worker.on("exit", (code, signal) => {
@@ -52,7 +60,10 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
     });
   };
   for (let index = 0; index < roles.length; index++) fork(index);
-  logger.info({ processes, worker_process: role === "start", pool_per_process: Number(share) }, "cluster started");
+  logger.info(
+    { processes, worker_process: role === "start", pool_per_process: shares.api, worker_pool: shares.worker },
+    "cluster started",
+  );
 
   const shutdown = async (signal: string) => {
     if (stopping) return;

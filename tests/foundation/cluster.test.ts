@@ -36,7 +36,9 @@ describe("WEB_CONCURRENCY=2", () => {
     expect(server.logs.find((entry) => entry.msg === "cluster started")).toMatchObject({
       processes: 2,
       worker_process: true,
-      pool_per_process: 2,
+      // DB_POOL_MAX 8: the worker's share is 2 (a third, under its 4), the API processes share the other 6.
+      pool_per_process: 3,
+      worker_pool: 2,
     });
     const yieldLine = () =>
       server?.logs.find((entry) => entry.msg === "worker process yields the CPU to the API (WORKER_NICE)");
