@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/database.ts";
 import { connectionSettings } from "../db/database.ts";
-import { FETCH_ORDER_INDEX, QUEUE_SCHEMA, startQueue } from "./queue.ts";
+import { ensureQueue, FETCH_ORDER_INDEX, QUEUE_SCHEMA, startQueue } from "./queue.ts";
 
 const logger = pino({ level: "silent" });
 const QUEUE = "fetch-order";
@@ -69,5 +69,23 @@ describe("the job queue", () => {
     expect(plan).not.toMatch(/Sort/);
     expect(plan).toMatch(/Index Scan using \S+_name_priority_created_on_id_idx/);
     expect(await queue.fetch(QUEUE, { batchSize: 50 })).toHaveLength(50);
+  });
+
+  it("creates the same queues from processes starting together, none failing on a deadlock", async () => {
+    // Each round, every process creates the same new queues at once, as a cluster's processes do at their first start.
+    const rounds = 2;
+    const names = ["mail", "verify", "prune"];
+    const outcomes: PromiseSettledResult<void>[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const create = (queue: PgBoss) => Promise.all(names.map((name) => ensureQueue(queue, `race-${round}-${name}`)));
+      outcomes.push(
+        ...(await Promise.allSettled([...queues, ...queues].map(async (queue) => void (await create(queue))))),
+      );
+    }
+    expect(outcomes.filter((outcome) => outcome.status === "rejected")).toEqual([]);
+    const { rows } = await pool.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM ${QUEUE_SCHEMA}.queue WHERE name LIKE 'race-%'`,
+    );
+    expect(rows[0]?.count).toBe(rounds * names.length);
   });
 });
