@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       webhookAllowPrivateNetworks: false,
       validateResponses: true,
       webhookPollIntervalMs: 1_000,
+      webhookMaxDeliveriesPerSecond: 1_000,
       workerNice: 10,
     });
     expect(config.dataDir).toMatch(/\.data$/);
@@ -34,6 +35,7 @@ describe("loadConfig", () => {
     { given: { PORT: "8080", HOST: "0.0.0.0" }, want: { publicBaseUrl: "http://0.0.0.0:8080" } },
     { given: { WEBHOOK_POLL_INTERVAL_MS: "60000" }, want: { webhookPollIntervalMs: 60_000 } },
     { given: { WORKER_NICE: "0" }, want: { workerNice: 0 } },
+    { given: { WEBHOOK_MAX_DELIVERIES_PER_SECOND: "5000" }, want: { webhookMaxDeliveriesPerSecond: 5_000 } },
   ];
   it.each(cases)("reads $given", ({ given, want }) => {
     expect(loadConfig(given)).toMatchObject(want);
@@ -48,12 +50,13 @@ describe("loadConfig", () => {
         REDIS_URL: "nope",
         WEBHOOK_POLL_INTERVAL_MS: "0",
         WORKER_NICE: "-5",
+        WEBHOOK_MAX_DELIVERIES_PER_SECOND: "0",
       });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
-      expect((error as ConfigError).problems).toHaveLength(6);
+      expect((error as ConfigError).problems).toHaveLength(7);
     }
   });
 });

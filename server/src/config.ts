@@ -49,6 +49,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** How often the delivery worker looks for due deliveries besides its wake-ups (WEBHOOK_POLL_INTERVAL_MS). */
   readonly webhookPollIntervalMs: number;
+  /** The most delivery attempts a worker process starts a second (WEBHOOK_MAX_DELIVERIES_PER_SECOND). */
+  readonly webhookMaxDeliveriesPerSecond: number;
   /** The nice value a process of the `worker` role takes (WORKER_NICE): background work yields the CPU to the API. */
   readonly workerNice: number;
   /** Connecting to PostgreSQL, and waiting for a pooled connection (DB_CONNECT_TIMEOUT_MS). */
@@ -193,6 +195,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     webhookRetrySchedule: schedule("WEBHOOK_RETRY_SCHEDULE"),
     webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 15_000, 100, 60_000),
     webhookPollIntervalMs: integer("WEBHOOK_POLL_INTERVAL_MS", 1_000, 100, 3_600_000),
+    webhookMaxDeliveriesPerSecond: integer("WEBHOOK_MAX_DELIVERIES_PER_SECOND", 1_000, 1, 1_000_000),
     workerNice: integer("WORKER_NICE", 10, 0, 19),
     dbConnectTimeoutMs: integer("DB_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
     dbStatementTimeoutMs: integer("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),

@@ -151,6 +151,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
         timeoutMs: config.webhookTimeoutMs,
         pollIntervalMs: config.webhookPollIntervalMs,
+        maxPerSecond: config.webhookMaxDeliveriesPerSecond,
       })
     : undefined;
   const keys = await createApiKeyCache({ pool: db.pool, settings: db.settings, logger });

@@ -21,12 +21,14 @@
  *     milliseconds, not at the next poll), a timer at the due time of a retry scheduled here, and a drain when the
  *     LISTEN connection comes back.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { Logger } from "pino";
 import type { ConnectionSettings } from "../../db/database.ts";
 import { groupCommit } from "../../db/group-commit.ts";
 import { startListener } from "../../db/listener.ts";
 import { isDatabaseUnavailable } from "../../db/unavailable.ts";
+import { createPacer } from "../../lib/pacer.ts";
 import { createDeliveryHttp, deliver, type Outcome } from "./deliver.ts";
 import { abandon, claimDue, type DueDelivery, recordOutcomes, WORK_CHANNEL } from "./deliveries.store.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
@@ -46,6 +48,8 @@ export interface WorkerOptions {
   timeoutMs: number;
   /** How often the worker looks for due deliveries besides its wake-ups (WEBHOOK_POLL_INTERVAL_MS). */
   pollIntervalMs: number;
+  /** The most attempts this process starts a second (WEBHOOK_MAX_DELIVERIES_PER_SECOND). */
+  maxPerSecond: number;
 }
 
 export async function startDeliveryWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
@@ -55,6 +59,11 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   let stopped = false;
   let draining: Promise<void> | undefined;
   let again = false;
+  const stopping = new AbortController();
+  // A backlog drains at a set pace rather than as fast as the CPU allows, so that it does not take the machine from
+  // the API: one batch's wait is at most a second.
+  const pacer = createPacer(options.maxPerSecond);
+  const batchSize = Math.min(BATCH_SIZE, options.maxPerSecond);
   // Outcomes that arrive while others are written go together in the next statement (group-commit.ts).
   const record = groupCommit((outcomes: Outcome[]) => recordOutcomes(pool, outcomes), {
     maxItems: BATCH_SIZE,
@@ -74,8 +83,12 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       again = false;
       for (;;) {
         if (stopped) return;
-        const due = await claimDue(pool, { limit: BATCH_SIZE, leaseSeconds });
+        const delay = pacer.delayMs();
+        if (delay > 0) await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
+        if (stopped) return;
+        const due = await claimDue(pool, { limit: batchSize, leaseSeconds });
         if (due.length === 0) break;
+        pacer.spend(due.length);
         await Promise.all(
           due.map((delivery) =>
             attempt(delivery).catch((error) => {
@@ -121,6 +134,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   return {
     async stop() {
       stopped = true;
+      stopping.abort();
       clearInterval(timer);
       await draining;
       await listener.stop();
