@@ -57,7 +57,10 @@ export interface Receiver {
   url: string;
   received: Received[];
   /** Decides the answer to each request (default 204). */
-  respond: (request: Received, countOnPath: number) => { status: number; headers?: Record<string, string> };
+  respond: (
+    request: Received,
+    countOnPath: number,
+  ) => { status: number; headers?: Record<string, string>; delayMs?: number };
   waitFor(count: number, path?: string, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -92,7 +95,7 @@ export async function startReceiver(certificates: Certificates): Promise<Receive
       const item: Received = { path: req.url ?? "/", headers, body, at: Date.now() };
       received.push(item);
       const answer = receiver.respond(item, received.filter((other) => other.path === item.path).length);
-      res.writeHead(answer.status, answer.headers).end("ok");
+      setTimeout(() => res.writeHead(answer.status, answer.headers).end("ok"), answer.delayMs ?? 0);
     });
   });
   server.listen(0, "127.0.0.1");

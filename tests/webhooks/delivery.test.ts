@@ -157,6 +157,20 @@ describe("signed webhook delivery", () => {
     expect(delivery?.attempts.map((attempt) => attempt.response_status)).toEqual([500, 500, 204]);
   });
 
+  it("holds back no delivery behind a slow receiver", async () => {
+    const client = await newClient();
+    receiver.respond = (request) => (request.path === "/slow" ? { status: 204, delayMs: 3_000 } : { status: 204 });
+    for (const path of ["/slow", "/beside-slow"]) {
+      ok(await client.POST("/v1/webhooks", { body: { url: `${receiver.url}${path}`, events: ["lead.captured"] } }));
+    }
+    ok(await client.POST("/v1/leads", { body: { name: "First" } }));
+    const [slow] = await receiver.waitFor(1, "/slow");
+    // Made while the slow receiver still holds its attempt: it leaves at once, not when that attempt ends.
+    ok(await client.POST("/v1/leads", { body: { name: "Second" } }));
+    const [, second] = await receiver.waitFor(2, "/beside-slow");
+    expect(second?.at ?? Number.POSITIVE_INFINITY).toBeLessThan((slow?.at ?? 0) + 2_000);
+  });
+
   it("disables a subscription whose endpoint answers 410", async () => {
     const client = await newClient();
     receiver.respond = (request) => (request.path === "/gone" ? { status: 410 } : { status: 204 });

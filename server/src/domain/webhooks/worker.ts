@@ -17,6 +17,9 @@
  *   - The poll (WEBHOOK_POLL_INTERVAL_MS, 1 s by default) guards against a missed wake-up: a notification sent while
  *     the LISTEN connection was down, or a retry or a run-out lease that no timer of this process knows of (another
  *     process's, or from before a restart).
+ *   - The pace (WEBHOOK_MAX_DELIVERIES_PER_SECOND, lib/pacer.ts) guards the API against a backlog: attempts start one
+ *     after another at that rate, and at most MAX_IN_FLIGHT run at once; the next claim is made as soon as there is
+ *     room, so a slow receiver holds only its own attempts.
  *   - The wake-ups only save time: `NOTIFY webhook_work` at the commit that made deliveries (a new delivery leaves in
  *     milliseconds, not at the next poll), a timer at the due time of a retry scheduled here, and a drain when the
  *     LISTEN connection comes back.
@@ -35,8 +38,12 @@ import type { UrlCheckOptions } from "./ssrf.ts";
 
 /** How long past an attempt's deadline its lease lasts: the time to record the outcome. */
 const LEASE_MARGIN_SECONDS = 5;
-/** Deliveries claimed at once; their attempts run side by side (the HTTP agent keeps up to 50 sockets a host). */
-const BATCH_SIZE = 50;
+/** Attempts in flight at most, side by side (the HTTP agent keeps up to 50 sockets a host). */
+const MAX_IN_FLIGHT = 50;
+/** A claim waits for room for this many, so that a busy worker does not claim its deliveries one at a time. */
+const MIN_CLAIM = 10;
+/** Waits of the pace shorter than this are not worth a timer: those attempts start together. */
+const PACE_QUANTUM_MS = 2;
 
 export interface WorkerOptions {
   pool: pg.Pool;
@@ -60,13 +67,14 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   let draining: Promise<void> | undefined;
   let again = false;
   const stopping = new AbortController();
-  // A backlog drains at a set pace rather than as fast as the CPU allows, so that it does not take the machine from
-  // the API: one batch's wait is at most a second.
+  const pause = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
+  // A backlog drains at a set pace, one attempt after another, rather than in bursts as fast as the CPU allows, so
+  // that it does not take the machine from the API. A claim takes at most a second's worth.
   const pacer = createPacer(options.maxPerSecond);
-  const batchSize = Math.min(BATCH_SIZE, options.maxPerSecond);
+  const inFlight = new Set<Promise<void>>();
   // Outcomes that arrive while others are written go together in the next statement (group-commit.ts).
   const record = groupCommit((outcomes: Outcome[]) => recordOutcomes(pool, outcomes), {
-    maxItems: BATCH_SIZE,
+    maxItems: MAX_IN_FLIGHT,
     isTransient: isDatabaseUnavailable,
   });
 
@@ -78,26 +86,36 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     if (outcome.next.status === "pending") setTimeout(wake, outcome.next.delaySeconds * 1000 + 20).unref();
   };
 
+  const start = (delivery: DueDelivery): void => {
+    const running = attempt(delivery)
+      .catch((error) => {
+        // Not recorded: the lease runs out and the delivery is claimed again.
+        const level = isDatabaseUnavailable(error) ? "warn" : "error";
+        logger[level]({ err: error, delivery: delivery.id }, "delivery attempt not recorded");
+      })
+      .finally(() => inFlight.delete(running));
+    inFlight.add(running);
+  };
+
+  // A pipeline, not batches: the next claim is made as soon as there is room, so that a slow receiver holds only its
+  // own attempts, never the others behind it.
   const drain = async (): Promise<void> => {
     do {
       again = false;
       for (;;) {
         if (stopped) return;
-        const delay = pacer.delayMs();
-        if (delay > 0) await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
+        while (inFlight.size > MAX_IN_FLIGHT - MIN_CLAIM) await Promise.race(inFlight);
         if (stopped) return;
-        const due = await claimDue(pool, { limit: batchSize, leaseSeconds });
+        const limit = Math.min(MAX_IN_FLIGHT - inFlight.size, options.maxPerSecond);
+        const due = await claimDue(pool, { limit, leaseSeconds });
         if (due.length === 0) break;
-        pacer.spend(due.length);
-        await Promise.all(
-          due.map((delivery) =>
-            attempt(delivery).catch((error) => {
-              // Not recorded: the lease runs out and the delivery is claimed again.
-              const level = isDatabaseUnavailable(error) ? "warn" : "error";
-              logger[level]({ err: error, delivery: delivery.id }, "delivery attempt not recorded");
-            }),
-          ),
-        );
+        for (const delivery of due) {
+          // Once the worker stops, the deliveries it holds start at once: they are leased to this process.
+          const delay = pacer.delayMs();
+          if (delay > PACE_QUANTUM_MS && !stopped) await pause(delay);
+          pacer.spend(1);
+          start(delivery);
+        }
       }
     } while (again);
   };
@@ -137,6 +155,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       stopping.abort();
       clearInterval(timer);
       await draining;
+      await Promise.all(inFlight);
       await listener.stop();
       http.agent.destroy();
     },
