@@ -17,9 +17,9 @@
  *   - The poll (WEBHOOK_POLL_INTERVAL_MS, 1 s by default) guards against a missed wake-up: a notification sent while
  *     the LISTEN connection was down, or a retry or a run-out lease that no timer of this process knows of (another
  *     process's, or from before a restart).
- *   - The pace (WEBHOOK_MAX_DELIVERIES_PER_SECOND, lib/pacer.ts) guards the API against a backlog: attempts start one
- *     after another at that rate, and at most MAX_IN_FLIGHT run at once; the next claim is made as soon as there is
- *     room, so a slow receiver holds only its own attempts.
+ *   - The pace (WEBHOOK_MAX_DELIVERIES_PER_SECOND, lib/pacer.ts) guards the API against a backlog: claims start at
+ *     most that many attempts a second, and at most MAX_IN_FLIGHT run at once; the next claim is made as soon as
+ *     there is room, so a slow receiver holds only its own attempts.
  *   - The wake-ups only save time: `NOTIFY webhook_work` at the commit that made deliveries (a new delivery leaves in
  *     milliseconds, not at the next poll), a timer at the due time of a retry scheduled here, and a drain when the
  *     LISTEN connection comes back.
@@ -42,8 +42,6 @@ const LEASE_MARGIN_SECONDS = 5;
 const MAX_IN_FLIGHT = 50;
 /** A claim waits for room for this many, so that a busy worker does not claim its deliveries one at a time. */
 const MIN_CLAIM = 10;
-/** Waits of the pace shorter than this are not worth a timer: those attempts start together. */
-const PACE_QUANTUM_MS = 2;
 
 export interface WorkerOptions {
   pool: pg.Pool;
@@ -68,8 +66,10 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   let again = false;
   const stopping = new AbortController();
   const pause = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
-  // A backlog drains at a set pace, one attempt after another, rather than in bursts as fast as the CPU allows, so
-  // that it does not take the machine from the API. A claim takes at most a second's worth.
+  // A backlog drains at a set pace rather than as fast as the CPU allows, so that it does not take the machine from
+  // the API. A claim takes at most a second's worth, and its attempts start together: their outcomes then arrive
+  // together and share a write (starting each alone, measured, doubled the CPU per delivery of the worker and of
+  // PostgreSQL).
   const pacer = createPacer(options.maxPerSecond);
   const inFlight = new Set<Promise<void>>();
   // Outcomes that arrive while others are written go together in the next statement (group-commit.ts).
@@ -105,17 +105,14 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       for (;;) {
         if (stopped) return;
         while (inFlight.size > MAX_IN_FLIGHT - MIN_CLAIM) await Promise.race(inFlight);
+        const delay = pacer.delayMs();
+        if (delay > 0) await pause(delay);
         if (stopped) return;
         const limit = Math.min(MAX_IN_FLIGHT - inFlight.size, options.maxPerSecond);
         const due = await claimDue(pool, { limit, leaseSeconds });
         if (due.length === 0) break;
-        for (const delivery of due) {
-          // Once the worker stops, the deliveries it holds start at once: they are leased to this process.
-          const delay = pacer.delayMs();
-          if (delay > PACE_QUANTUM_MS && !stopped) await pause(delay);
-          pacer.spend(1);
-          start(delivery);
-        }
+        pacer.spend(due.length);
+        for (const delivery of due) start(delivery);
       }
     } while (again);
   };
