@@ -4,7 +4,12 @@ import { createPacer } from "./pacer.ts";
 describe("createPacer", () => {
   const clock = (start = 1_000) => {
     let t = start;
-    return { now: () => t, advance: (ms: number) => void (t += ms) };
+    return {
+      now: () => t,
+      advance: (ms: number) => {
+        t += ms;
+      },
+    };
   };
 
   it("lets the first batch start at once, and the next when the first has used its share of a second", () => {
