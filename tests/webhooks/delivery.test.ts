@@ -3,58 +3,27 @@
  * that the published verifier and the standardwebhooks library both accept. The service runs as its own process
  * (NODE_EXTRA_CA_CERTS must be set at start), with the retry schedule compressed through configuration.
  */
-import { createClient, type ServiceClient } from "@service/sdk";
-import pg from "pg";
+import type { ServiceClient } from "@service/sdk";
+import type pg from "pg";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import * as verifier from "../../webhook-verifier/src/node.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
-import { type Certificates, makeCertificates, type Receiver, startReceiver } from "../helpers/receiver.ts";
-import { ALL_SCOPES, ok } from "../helpers/sdk.ts";
+import type { Receiver } from "../helpers/receiver.ts";
+import { ok } from "../helpers/sdk.ts";
+import { startWebhookService, type WebhookService } from "../helpers/webhook-service.ts";
 
-let database: TestDatabase;
-let server: ServerProcess;
-let certificates: Certificates;
+let service: WebhookService;
 let receiver: Receiver;
 let pool: pg.Pool;
-
-async function newClient(): Promise<ServiceClient> {
-  const workspace = await createWorkspace(pool, {
-    name: "Hooks",
-    ownerEmail: `hooks.${Date.now()}.${Math.random()}@example.com`,
-  });
-  const { key } = await createApiKey(pool, { workspaceId: workspace.workspace_id, name: "e2e", scopes: ALL_SCOPES });
-  return createClient({ apiKey: key, baseUrl: server.url });
-}
+const newClient = () => service.newClient();
 
 beforeAll(async () => {
-  certificates = makeCertificates();
-  receiver = await startReceiver(certificates);
-  database = await createTestDatabase();
-  server = await runServer(
-    [],
-    bareEnv({
-      PORT: "0",
-      DATABASE_URL: database.url,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-      NODE_EXTRA_CA_CERTS: certificates.caFile,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      WEBHOOK_RETRY_SCHEDULE: "0.3,1,3",
-      NODE_ENV: "test",
-    }),
-  );
-  pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  // Dropping the test database ends its connections: an idle client's error then is expected, not a failure.
-  pool.on("error", () => undefined);
+  service = await startWebhookService({ WEBHOOK_RETRY_SCHEDULE: "0.3,1,3" });
+  ({ receiver, pool } = service);
 });
 
 afterAll(async () => {
-  await pool?.end();
-  await server?.stop();
-  await receiver?.close();
-  await database?.drop();
+  await service?.stop();
 });
 
 /** The newest delivery of a subscription once `done` holds (by default: no longer pending). */

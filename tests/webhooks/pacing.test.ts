@@ -4,56 +4,27 @@
  * deliveries at once; at 10 a second they leave in two batches, a second apart. (Only the least time is asserted:
  * the pace guarantees it on any machine, while a slow machine may take longer.)
  */
-import { createClient, type ServiceClient } from "@service/sdk";
-import pg from "pg";
+import type { ServiceClient } from "@service/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
-import { makeCertificates, type Receiver, startReceiver } from "../helpers/receiver.ts";
-import { ALL_SCOPES, ok } from "../helpers/sdk.ts";
+import type { Receiver } from "../helpers/receiver.ts";
+import { ok } from "../helpers/sdk.ts";
+import { startWebhookService, type WebhookService } from "../helpers/webhook-service.ts";
 
 const SUBSCRIPTIONS = 20;
 const PER_SECOND = 10;
 
-let database: TestDatabase;
-let server: ServerProcess;
+let service: WebhookService;
 let receiver: Receiver;
 let client: ServiceClient;
 
 beforeAll(async () => {
-  const certificates = makeCertificates();
-  receiver = await startReceiver(certificates);
-  database = await createTestDatabase();
-  server = await runServer(
-    [],
-    bareEnv({
-      PORT: "0",
-      DATABASE_URL: database.url,
-      NODE_EXTRA_CA_CERTS: certificates.caFile,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      WEBHOOK_MAX_DELIVERIES_PER_SECOND: String(PER_SECOND),
-      NODE_ENV: "test",
-    }),
-  );
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-  try {
-    const workspace = await createWorkspace(pool, { name: "Paced", ownerEmail: "paced@example.com" });
-    const { key } = await createApiKey(pool, {
-      workspaceId: workspace.workspace_id,
-      name: "pacing",
-      scopes: ALL_SCOPES,
-    });
-    client = createClient({ apiKey: key, baseUrl: server.url });
-  } finally {
-    await pool.end();
-  }
+  service = await startWebhookService({ WEBHOOK_MAX_DELIVERIES_PER_SECOND: String(PER_SECOND) });
+  receiver = service.receiver;
+  client = await service.newClient();
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await receiver?.close();
-  await database?.drop();
+  await service?.stop();
 });
 
 describe("WEBHOOK_MAX_DELIVERIES_PER_SECOND", () => {
