@@ -21,8 +21,9 @@ export const CLUSTER_INDEX_ENV = "SERVICE_CLUSTER_INDEX";
 const RESTART_DELAY_MS = 1_000;
 
 /**
- * The worker's pool: its claims, its group commit of outcomes, the pruner and the e-mail jobs each hold at most one
- * connection at a time. The rest of the budget goes to the API processes, whose requests wait for connections.
+ * The worker's pool: the delivery batches' reads, their group commit of outcomes, the pruner and the e-mail jobs each
+ * hold at most one connection at a time (pg-boss's fetches run on its own pool). The rest of the budget goes to the
+ * API processes, whose requests wait for connections.
  */
 const WORKER_POOL_MAX = 4;
 

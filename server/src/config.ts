@@ -194,7 +194,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     idempotencyWaitMs: integer("IDEMPOTENCY_WAIT_MS", 10_000, 1, 60_000),
     webhookRetrySchedule: schedule("WEBHOOK_RETRY_SCHEDULE"),
     webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 15_000, 100, 60_000),
-    webhookPollIntervalMs: integer("WEBHOOK_POLL_INTERVAL_MS", 1_000, 100, 3_600_000),
+    webhookPollIntervalMs: integer("WEBHOOK_POLL_INTERVAL_MS", 1_000, 500, 3_600_000),
     webhookMaxDeliveriesPerSecond: integer("WEBHOOK_MAX_DELIVERIES_PER_SECOND", 1_000, 1, 1_000_000),
     workerNice: integer("WORKER_NICE", 10, 0, 19),
     dbConnectTimeoutMs: integer("DB_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),

@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
-import type PgBoss from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
@@ -18,7 +18,7 @@ import { createLastUsedTracker } from "./domain/api-keys/last-used.ts";
 import { keyVerifier } from "./domain/api-keys/verify-key.ts";
 import { registerAuthJobs } from "./domain/auth/auth.jobs.ts";
 import { authHandlers } from "./domain/auth/auth.routes.ts";
-import { createAuthService } from "./domain/auth/auth.service.ts";
+import { AUTH_QUEUES, createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
 import { sessionVerifier } from "./domain/auth/verify-session.ts";
 import { conversationHandlers } from "./domain/conversations/conversations.routes.ts";
@@ -26,7 +26,8 @@ import { eventHandlers } from "./domain/events/events.routes.ts";
 import { registerIdempotencyPruning } from "./domain/idempotency/prune.ts";
 import { leadHandlers } from "./domain/leads/leads.routes.ts";
 import { ticketHandlers } from "./domain/tickets/tickets.routes.ts";
-import { recordEvent } from "./domain/webhooks/record.ts";
+import { defineDeliveryQueue, enqueuePendingDeliveries } from "./domain/webhooks/delivery-jobs.ts";
+import { eventRecorder } from "./domain/webhooks/record.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
 import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
 import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
@@ -35,6 +36,7 @@ import { createApp } from "./http/app.ts";
 import { createAuthenticators } from "./http/authenticate.ts";
 import { requestBudget } from "./http/budget.ts";
 import { loadOpenApiDocument } from "./http/openapi-document.ts";
+import { moveLegacyQueue } from "./jobs/legacy-queue.ts";
 import { startQueue } from "./jobs/queue.ts";
 import { withDeadline } from "./lib/deadline.ts";
 import { createMailer } from "./mail/mailer.ts";
@@ -58,6 +60,11 @@ export interface RunningService {
 }
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * How often a worker process runs pg-boss's maintenance, whose expiry and heartbeat checks hand the job of a worker
+ * that died to another: with the delivery queue's 10 s heartbeat, a crashed attempt is made again within about 20 s.
+ */
+const QUEUE_SUPERVISE_INTERVAL_SECONDS = 10;
 
 async function redisReady(redis: Redis, ms: number): Promise<boolean> {
   if (redis.status === "ready") return true;
@@ -124,7 +131,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
 
   const serveApi = role === "start" || role === "api";
   const runWorker = role === "start" || role === "worker";
-  const queue: PgBoss = await startQueue(db.settings, logger, { worker: runWorker });
+  const queue: PgBoss = await startQueue(db.settings, logger, {
+    worker: runWorker,
+    superviseIntervalSeconds: QUEUE_SUPERVISE_INTERVAL_SECONDS,
+  });
+  await defineDeliveryQueue(queue, config.webhookTimeoutMs);
   const mailer = createMailer({
     smtpUrl: config.smtpUrl,
     from: config.mailFrom,
@@ -139,13 +150,18 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   );
 
   const pruning = await registerIdempotencyPruning(queue, { pool: db.pool, logger }, { work: runWorker });
+  const moved = await moveLegacyQueue(queue, db.pool, {
+    queues: Object.values(AUTH_QUEUES),
+    alsoMove: (client) => enqueuePendingDeliveries(queue, client),
+  });
+  if (moved) logger.info({ jobs: moved.jobs, deliveries: moved.more }, "moved the pg-boss 10 queue to pg-boss 12");
   const limiters = createLimiters({ redis, pool: db.pool, config, logger });
   const lastUsed = createLastUsedTracker(db.pool, logger);
   const urls = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   const worker = runWorker
     ? await startDeliveryWorker({
+        queue,
         pool: db.pool,
-        settings: db.settings,
         logger,
         urls,
         schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
@@ -184,7 +200,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       registrationMode: config.registrationMode,
       scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
     });
-    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: recordEvent };
+    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: eventRecorder(queue) };
     const consoleBuild = findConsoleBuild();
     if (!consoleBuild) logger.warn("the console is not built (npm run build): / answers 404");
     const app = createApp({
@@ -213,7 +229,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         ...conversationHandlers(writes),
         ...ticketHandlers(writes),
         ...eventHandlers(writes),
-        ...webhookHandlers({ ...writes, urls }),
+        ...webhookHandlers({ ...writes, urls, queue }),
       },
     });
     const listening = createServer(app);
@@ -258,7 +274,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       pruning.stop();
       await lastUsed.stop();
       await keys.stop();
-      await queue.stop({ graceful: true, wait: true, timeout: config.shutdownTimeoutMs });
+      await queue.stop({ graceful: true, timeout: config.shutdownTimeoutMs });
       // pg-boss may still hold a connection or a timer after stop(): when the database goes down next, the errors it
       // reports are the expected end of those, not an outage worth a warning.
       queue.removeAllListeners("error");

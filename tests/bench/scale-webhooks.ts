@@ -1,14 +1,15 @@
 /**
  * The fan-out half of bench:scale: subscriptions made through the API, then leads created with the service's own
- * transaction code (`createLead` with `recordEvent`, as POST /v1/leads runs them), each recording its event with
- * one delivery per subscription (the deliveries table is the delivery queue). No worker runs meanwhile, so the deliveries pile up into the
- * backlog that the drain measures.
+ * transaction code (`createLead` with the event recorder, as POST /v1/leads runs them), each recording its event with
+ * one delivery per subscription and one pg-boss job per delivery. No worker runs meanwhile, so the jobs pile up into
+ * the backlog that the drain measures.
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../server/src/db/transaction.ts";
 import { createLead } from "../../server/src/domain/leads/leads.service.ts";
-import { recordEvent } from "../../server/src/domain/webhooks/record.ts";
+import { eventRecorder } from "../../server/src/domain/webhooks/record.ts";
 import { newWebhookSecret } from "../../server/src/domain/webhooks/signature.ts";
 import { MAX_WEBHOOKS } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { newId } from "../../server/src/lib/ids.ts";
@@ -16,10 +17,8 @@ import { newId } from "../../server/src/lib/ids.ts";
 /** The statements of the fan-out transaction, in order, by what their SQL says. */
 const STEPS: [RegExp, string][] = [
   [/INSERT INTO leads/, "insert the lead"],
-  [/INSERT INTO events/, "insert the event"],
-  [/FROM webhooks/, "select the subscriptions"],
-  [/INSERT INTO deliveries/, "insert the deliveries"],
-  [/pg_notify/, "NOTIFY"],
+  [/record_event/, "the event and its deliveries"],
+  [/json_to_recordset/, "the deliveries' jobs (pg-boss insert)"],
 ];
 
 /** Events recorded one at a time and timed (BEGIN to COMMIT), then requests through the API, also timed. */
@@ -30,6 +29,7 @@ const FILL_CONCURRENCY = 4;
 
 export async function recordFanOuts(input: {
   pool: pg.Pool;
+  boss: PgBoss;
   url: string;
   auth: Record<string, string>;
   workspaceId: string;
@@ -66,7 +66,7 @@ export async function recordFanOuts(input: {
     ]);
   }
 
-  const record = recordEvent;
+  const record = eventRecorder(input.boss);
   const create = (i: number) =>
     withTransaction(pool, (db) =>
       createLead(db, workspaceId, { name: `Fan-out ${i}`, email: `fan-out.${i}@example.com` }, record),
@@ -125,21 +125,4 @@ export async function recordFanOuts(input: {
     }),
   );
   return { direct, steps, http, pending: await pendingNow(), fillSeconds: (performance.now() - filling) / 1000 };
-}
-
-/** EXPLAIN (ANALYZE, BUFFERS) of the worker's claim of 50 due deliveries (deliveries.store.ts claimDue), rolled back. */
-export async function explainClaim(pool: pg.Pool): Promise<string> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const { rows } = await client.query<{ "QUERY PLAN": string }>(
-      `EXPLAIN (ANALYZE, BUFFERS) SELECT id FROM deliveries
-        WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
-        ORDER BY next_attempt_at LIMIT 50 FOR UPDATE SKIP LOCKED`,
-    );
-    return rows.map((row) => row["QUERY PLAN"]).join("\n");
-  } finally {
-    await client.query("ROLLBACK");
-    client.release();
-  }
 }

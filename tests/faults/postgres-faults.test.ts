@@ -161,18 +161,26 @@ describe("PostgreSQL failing under the service", () => {
       body: JSON.stringify({ url: `${receiver.url}/listen`, events: ["lead.captured"] }),
     });
     expect(created.status).toBe(201);
-    const LISTENERS = ["service-webhook-worker", "service-key-cache"];
-    /** Whether each listener's last word in the log since time `since` is that it is back (or none, if `quiet`). */
-    const back = (since: number, quiet: boolean) =>
-      LISTENERS.every((listener) => {
-        const last = server.logs.findLast((entry) => entry.listener === listener && Number(entry.time) >= since);
-        return last === undefined ? quiet : last.msg === "LISTEN connection restored";
-      });
-    // The crash and the freeze above cut the LISTENs too; their reconnection backs off (up to 5 s between tries).
+    /** Whether the key cache's last word in the log since time `since` is that it is back (or none, if `quiet`). */
+    const keyCacheBack = (since: number, quiet: boolean) => {
+      const last = server.logs.findLast(
+        (entry) => entry.listener === "service-key-cache" && Number(entry.time) >= since,
+      );
+      return last === undefined ? quiet : last.msg === "LISTEN connection restored";
+    };
+    /** Whether pg-boss's LISTEN connection (which wakes the delivery worker) is in place, as PostgreSQL sees it. */
+    const queueListening = async () => {
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE application_name = 'service-queue-worker' AND (query LIKE 'LISTEN%' OR query LIKE '%pg_listening_channels%')`,
+      );
+      return (rows[0]?.n ?? 0) > 0;
+    };
+    // The crash and the freeze above cut the LISTENs too; their reconnection backs off (pg-boss's up to 30 s).
     await expect
-      .poll(() => back(0, true), {
-        timeout: 10_000,
-        interval: 50,
+      .poll(async () => keyCacheBack(0, true) && (await queueListening()), {
+        timeout: 40_000,
+        interval: 100,
         message: "both LISTENs back after the earlier outages",
       })
       .toBe(true);
@@ -180,14 +188,14 @@ describe("PostgreSQL failing under the service", () => {
     const cut = Date.now();
     expect(await database.terminate("service")).toBeGreaterThan(0);
     await expect
-      .poll(() => back(cut, false), {
+      .poll(async () => keyCacheBack(cut, false) && (await queueListening()), {
         timeout: 5_000,
         interval: 50,
         message: "both LISTENs restored within 5 s of the cut",
       })
       .toBe(true);
 
-    // The worker polls once a minute here (WEBHOOK_POLL_INTERVAL_MS), and the LISTEN's own reconnection drain has
+    // The worker polls once a minute here (WEBHOOK_POLL_INTERVAL_MS), and pg-boss's fetch after its reconnection has
     // run: a delivery that arrives within seconds was woken by its NOTIFY through the rebuilt connection.
     let lead = await call("/v1/leads", { method: "POST", body: JSON.stringify({ name: "after the cut" }) });
     for (let i = 0; i < 20 && lead.status !== 201; i++) {

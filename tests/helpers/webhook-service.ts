@@ -15,6 +15,7 @@ export interface WebhookService {
   receiver: Receiver;
   /** A pool on the service's database, for what a test sets or reads there directly. */
   pool: pg.Pool;
+  databaseUrl: string;
   /** A new workspace and an SDK client with an API key of every scope. */
   newClient(): Promise<ServiceClient>;
   stop(): Promise<void>;
@@ -43,6 +44,7 @@ export async function startWebhookService(env: Record<string, string>): Promise<
     server,
     receiver,
     pool,
+    databaseUrl: database.url,
     async newClient() {
       const workspace = await createWorkspace(pool, {
         name: "Hooks",

@@ -1,11 +1,14 @@
 /**
- * At least once: SIGKILL the service (API and worker) in the middle of a burst of 1,000 events; after a restart on
- * the same database, every event reaches the receiver at least once.
+ * At least once: SIGKILL the service (API and worker) twice in the middle of a burst of 1,000 events; after each
+ * restart on the same database, pg-boss hands the jobs of the attempts the killed worker held to the new one, and every
+ * event reaches the receiver at least once (a duplicate carries the same `webhook-id`).
  */
 import { createClient } from "@service/sdk";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { DELIVERY_QUEUE } from "../../server/src/domain/webhooks/delivery-jobs.ts";
+import { QUEUE_SCHEMA } from "../../server/src/jobs/queue.ts";
 import { createTestDatabase } from "../helpers/database.ts";
 import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
 import { makeCertificates, startReceiver } from "../helpers/receiver.ts";
@@ -49,15 +52,28 @@ describe("a worker killed during a burst", () => {
     const client = createClient({ apiKey: key, baseUrl: server.url });
     ok(await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/burst`, events: ["lead.captured"] } }));
 
-    // The process is killed after 550 of the 1,000 writes, while its worker is delivering; a new one takes over.
+    // The process is killed after 350 and after 750 of the 1,000 writes, while its worker is delivering; a new one
+    // takes over each time.
+    const KILLS = [300, 700];
+    // Each attempt takes a moment, so that the killed worker holds attempts in flight, whose jobs pg-boss recovers.
+    receiver.respond = () => ({ status: 204, delayMs: 300 });
+    const active = async () =>
+      (
+        await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${QUEUE_SCHEMA}.job WHERE name = $1 AND state = 'active'`,
+          [DELIVERY_QUEUE],
+        )
+      ).rows[0]?.n ?? 0;
     for (let start = 0; start < EVENTS; start += 50) {
       await Promise.all(
         Array.from({ length: Math.min(50, EVENTS - start) }, (_, i) =>
           client.POST("/v1/leads", { body: { name: `burst ${start + i}` } }),
         ),
       );
-      if (start === 500) expect(await server.stop("SIGKILL")).toBeNull();
-      if (start === 500) {
+      if (KILLS.includes(start)) {
+        // Killed while its worker holds attempts: their jobs stay active until pg-boss hands them to another.
+        await expect.poll(active, { timeout: 10_000, interval: 10, message: "attempts in flight" }).toBeGreaterThan(0);
+        expect(await server.stop("SIGKILL")).toBeNull();
         server = await runServer([], { ...env, LOG_LEVEL: "info" });
         client.POST = createClient({ apiKey: key, baseUrl: server.url }).POST;
       }
@@ -66,7 +82,7 @@ describe("a worker killed during a burst", () => {
       workspace.workspace_id,
     ]);
     const recorded = rows[0].n as number;
-    expect(recorded).toBeGreaterThanOrEqual(EVENTS - 50);
+    expect(recorded).toBeGreaterThanOrEqual(EVENTS - 50 * KILLS.length);
 
     const deadline = Date.now() + 120_000;
     let distinct = 0;

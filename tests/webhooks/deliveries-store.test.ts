@@ -1,36 +1,42 @@
 /**
- * The deliveries table as the work queue (deliveries.store.ts), on a real PostgreSQL: what is due, who gets it, what a
- * run-out lease brings back, and the subscription health that an attempt's outcome writes.
+ * The deliveries log (deliveries.store.ts) and the pg-boss jobs of its attempts (delivery-jobs.ts), on a real
+ * PostgreSQL: what a new delivery enqueues, what an attempt reads, and what its outcome writes, the subscription's
+ * health included.
  */
 import pg from "pg";
+import type { PgBoss } from "pg-boss";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { migrate } from "../../server/src/db/migrate.ts";
+import { withTransaction } from "../../server/src/db/transaction.ts";
 import { toEvent } from "../../server/src/domain/events/events.service.ts";
 import type { Outcome } from "../../server/src/domain/webhooks/deliver.ts";
 import { sendEvent } from "../../server/src/domain/webhooks/deliveries.service.ts";
-import { abandon, claimDue, recordOutcomes } from "../../server/src/domain/webhooks/deliveries.store.ts";
+import { abandon, findTargets, recordOutcomes } from "../../server/src/domain/webhooks/deliveries.store.ts";
+import { DELIVERY_QUEUE, type DeliveryJob, deliveryJobId } from "../../server/src/domain/webhooks/delivery-jobs.ts";
 import { sampleObject } from "../../server/src/domain/webhooks/samples.ts";
 import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { newId } from "../../server/src/lib/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startTestQueue } from "../helpers/queue.ts";
 
 let database: TestDatabase;
 let pool: pg.Pool;
 let workspaceId: string;
 let webhookId: string;
+let boss: PgBoss;
 
-const lease = { limit: 50, leaseSeconds: 30 };
-
-async function newDelivery(): Promise<string> {
-  const event = toEvent({
+const event = () =>
+  toEvent({
     id: newId("event"),
     workspace_id: workspaceId,
     type: "lead.captured",
     data: sampleObject("lead.captured"),
     created_at: new Date(),
   });
-  const [id] = await sendEvent(pool, event, [webhookId]);
+
+async function newDelivery(): Promise<string> {
+  const [id] = await sendEvent(boss, pool, event(), [webhookId]);
   if (!id) throw new Error("no delivery made");
   return id;
 }
@@ -46,8 +52,7 @@ function outcome(deliveryId: string, next: Outcome["next"], health: Outcome["hea
 }
 
 const delivery = async (id: string) =>
-  (await pool.query("SELECT status, attempt_count, next_attempt_at, leased_until FROM deliveries WHERE id = $1", [id]))
-    .rows[0];
+  (await pool.query("SELECT status, attempt_count, next_attempt_at FROM deliveries WHERE id = $1", [id])).rows[0];
 const webhook = async () =>
   (await pool.query("SELECT enabled, disabled_reason, failing_since FROM webhooks WHERE id = $1", [webhookId])).rows[0];
 
@@ -57,6 +62,7 @@ beforeAll(async () => {
   // Dropping the test database ends its connections: an idle client's error then is expected, not a failure.
   pool.on("error", () => undefined);
   await migrate(pool);
+  boss = await startTestQueue(database.url);
   ({ workspace_id: workspaceId } = await createWorkspace(pool, { name: "Queue", ownerEmail: "queue@example.com" }));
   ({ id: webhookId } = await createWebhook(
     pool,
@@ -67,61 +73,69 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await boss?.stop({ graceful: false });
   await pool?.end();
   await database?.drop();
 });
 
 beforeEach(async () => {
   await pool.query("DELETE FROM deliveries");
+  await boss.deleteAllJobs(DELIVERY_QUEUE);
   await pool.query("UPDATE webhooks SET enabled = true, disabled_reason = NULL, failing_since = NULL");
 });
 
-describe("the deliveries table as the queue", () => {
-  it("hands a new delivery to one claim only, with what its attempt needs", async () => {
+describe("the deliveries log and the jobs of its attempts", () => {
+  it("enqueues a new delivery's first attempt as a pg-boss job, due at once, in the same transaction", async () => {
     const id = await newDelivery();
-    const [first, second] = await Promise.all([claimDue(pool, lease), claimDue(pool, lease)]);
-    const claimed = [...(first ?? []), ...(second ?? [])];
-    expect(claimed).toHaveLength(1);
-    expect(claimed[0]).toMatchObject({ id, webhook_id: webhookId, attempt_count: 0, enabled: true });
-    expect(claimed[0]?.secret).toMatch(/^whsec_/);
-    expect(await claimDue(pool, lease)).toEqual([]);
+    const job = await boss.getJobById<DeliveryJob>(DELIVERY_QUEUE, deliveryJobId(id, 1));
+    expect(job).toMatchObject({ state: "created", data: { delivery_id: id, attempt: 1 } });
+    expect(Math.abs((job?.startAfter.getTime() ?? 0) - Date.now())).toBeLessThan(5_000);
+    await expect(
+      withTransaction(pool, async (client) => {
+        await sendEvent(boss, client, event(), [webhookId]);
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    expect(await boss.findJobs(DELIVERY_QUEUE)).toHaveLength(1);
+    expect((await pool.query("SELECT count(*)::int AS n FROM deliveries")).rows[0].n).toBe(1);
   });
 
-  it("gives a delivery whose lease ran out (its worker died mid-attempt) to the next claim", async () => {
-    const id = await newDelivery();
-    expect(await claimDue(pool, { limit: 50, leaseSeconds: 0.2 })).toHaveLength(1);
-    expect(await claimDue(pool, lease)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await claimDue(pool, lease)).map((due) => due.id)).toEqual([id]);
+  it("derives one job id per delivery and attempt, as a UUID", () => {
+    const id = deliveryJobId("dlv_01JD0000000000000000000000", 1);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(deliveryJobId("dlv_01JD0000000000000000000000", 1)).toBe(id);
+    expect(deliveryJobId("dlv_01JD0000000000000000000000", 2)).not.toBe(id);
+    expect(deliveryJobId("dlv_01JD0000000000000000000001", 1)).not.toBe(id);
   });
 
-  it("ends the lease with the outcome; a retry is due at its time, not before", async () => {
-    const id = await newDelivery();
-    await claimDue(pool, lease);
-    await recordOutcomes(pool, [outcome(id, { status: "pending", delaySeconds: 0.3 }, "failing")]);
-    expect(await delivery(id)).toMatchObject({ status: "pending", attempt_count: 1, leased_until: null });
-    expect(await claimDue(pool, lease)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect((await claimDue(pool, lease)).map((due) => due.attempt_count)).toEqual([1]);
+  it("finds what an attempt needs, and nothing of a delivery that is gone", async () => {
+    const [kept, gone] = [await newDelivery(), await newDelivery()];
+    await pool.query("DELETE FROM deliveries WHERE id = $1", [gone]);
+    const targets = await findTargets(pool, [kept, gone]);
+    expect([...targets.keys()]).toEqual([kept]);
+    expect(targets.get(kept)).toMatchObject({
+      id: kept,
+      webhook_id: webhookId,
+      status: "pending",
+      attempt_count: 0,
+      url: "https://hooks.example.com/q",
+      enabled: true,
+    });
   });
 
-  it("never hands out a settled delivery", async () => {
-    const succeeded = await newDelivery();
-    const abandoned = await newDelivery();
-    await claimDue(pool, lease);
-    await recordOutcomes(pool, [outcome(succeeded, { status: "succeeded" }, "healthy")]);
-    await abandon(pool, abandoned);
-    expect(await delivery(succeeded)).toMatchObject({ status: "succeeded", next_attempt_at: null, leased_until: null });
-    expect(await delivery(abandoned)).toMatchObject({ status: "failed", next_attempt_at: null, leased_until: null });
-    await pool.query("UPDATE deliveries SET leased_until = now() - interval '1 second'");
-    expect(await claimDue(pool, lease)).toEqual([]);
+  it("fails a pending delivery whose subscription was disabled, and leaves a settled one as it is", async () => {
+    const [pending, settled] = [await newDelivery(), await newDelivery()];
+    await recordOutcomes(pool, [outcome(settled, { status: "succeeded" }, "healthy")]);
+    await abandon(pool, pending);
+    await abandon(pool, settled);
+    expect(await delivery(pending)).toMatchObject({ status: "failed", next_attempt_at: null });
+    expect(await delivery(settled)).toMatchObject({ status: "succeeded", attempt_count: 1 });
   });
 });
 
 describe("outcomes written together (recordOutcomes, one statement)", () => {
   it("writes each outcome's attempt and next state, and skips one whose delivery is gone", async () => {
     const [done, retried, gone] = [await newDelivery(), await newDelivery(), await newDelivery()];
-    await claimDue(pool, lease);
     // Its subscription deleted during the attempt: the delivery went with it (ON DELETE CASCADE).
     await pool.query("DELETE FROM deliveries WHERE id = $1", [gone]);
     const written = await recordOutcomes(pool, [
@@ -132,7 +146,7 @@ describe("outcomes written together (recordOutcomes, one statement)", () => {
     expect(written).toBe(2);
     expect(await delivery(done)).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null });
     const next = await delivery(retried);
-    expect(next).toMatchObject({ status: "pending", attempt_count: 1, leased_until: null });
+    expect(next).toMatchObject({ status: "pending", attempt_count: 1 });
     expect(next.next_attempt_at.getTime() - Date.now()).toBeGreaterThan(55_000);
     const { rows } = await pool.query(
       "SELECT delivery_id, attempt, duration_ms, response_status FROM delivery_attempts ORDER BY delivery_id",
@@ -145,7 +159,6 @@ describe("outcomes written together (recordOutcomes, one statement)", () => {
 
   it("writes nothing of a batch that fails", async () => {
     const [first, second] = [await newDelivery(), await newDelivery()];
-    await claimDue(pool, lease);
     const bad = { ...outcome(second, { status: "succeeded" }, "healthy"), health: "unknown" as Outcome["health"] };
     await expect(recordOutcomes(pool, [outcome(first, { status: "succeeded" }, "healthy"), bad])).rejects.toThrow();
     expect(await delivery(first)).toMatchObject({ status: "pending" });

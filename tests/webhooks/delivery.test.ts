@@ -5,8 +5,11 @@
  */
 import type { ServiceClient } from "@service/sdk";
 import type pg from "pg";
+import { PgBoss } from "pg-boss";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DELIVERY_QUEUE, deliveryJobId } from "../../server/src/domain/webhooks/delivery-jobs.ts";
+import { QUEUE_SCHEMA } from "../../server/src/jobs/queue.ts";
 import * as verifier from "../../webhook-verifier/src/node.ts";
 import type { Receiver } from "../helpers/receiver.ts";
 import { ok } from "../helpers/sdk.ts";
@@ -124,6 +127,41 @@ describe("signed webhook delivery", () => {
     const delivery = await settled(client, subscription.id);
     expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 3 });
     expect(delivery?.attempts.map((attempt) => attempt.response_status)).toEqual([500, 500, 204]);
+  });
+
+  it("keeps a failing receiver's next attempt waiting in pg-boss, with the schedule's startAfter", async () => {
+    const client = await newClient();
+    receiver.respond = (request) =>
+      request.path === "/later" ? { status: 503, headers: { "retry-after": "120" } } : { status: 204 };
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/later`, events: ["lead.captured"] } }),
+    );
+    ok(await client.POST("/v1/leads", { body: { name: "Later" } }));
+    await receiver.waitFor(1, "/later");
+    const delivery = await settled(client, subscription.id, (d) => d.attempt_count === 1);
+    expect(delivery).toMatchObject({ status: "pending", attempt_count: 1 });
+    const due = Date.parse(delivery?.next_attempt_at ?? "");
+    // At least the receiver's Retry-After (120 s), more than the schedule's 0.3 s.
+    expect(due - Date.now()).toBeGreaterThan(110_000);
+
+    const boss = new PgBoss({
+      connectionString: service.databaseUrl,
+      schema: QUEUE_SCHEMA,
+      supervise: false,
+      schedule: false,
+      migrate: false,
+      max: 1,
+    });
+    await boss.start();
+    try {
+      const id = delivery?.id ?? "";
+      expect(await boss.getJobById(DELIVERY_QUEUE, deliveryJobId(id, 1))).toMatchObject({ state: "completed" });
+      const next = await boss.getJobById(DELIVERY_QUEUE, deliveryJobId(id, 2));
+      expect(next).toMatchObject({ state: "created", data: { delivery_id: id, attempt: 2 } });
+      expect(Math.abs((next?.startAfter.getTime() ?? 0) - due)).toBeLessThan(2_000);
+    } finally {
+      await boss.stop({ graceful: false });
+    }
   });
 
   it("holds back no delivery behind a slow receiver", async () => {

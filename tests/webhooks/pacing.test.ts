@@ -1,8 +1,8 @@
 /**
  * WEBHOOK_MAX_DELIVERIES_PER_SECOND: a worker drains a backlog at its set pace, not as fast as the CPU allows, so that
  * a burst of deliveries does not take the machine from the API. One event fanned out to 20 subscriptions makes 20
- * deliveries at once; at 10 a second they leave in two batches, a second apart. (Only the least time is asserted:
- * the pace guarantees it on any machine, while a slow machine may take longer.)
+ * deliveries at once; at 10 a second they leave a tenth of a second apart, over nearly two seconds. (Only the least
+ * time is asserted: the pace guarantees it on any machine, while a slow machine may take longer.)
  */
 import type { ServiceClient } from "@service/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 describe("WEBHOOK_MAX_DELIVERIES_PER_SECOND", () => {
-  it("drains 20 deliveries of one event at 10 a second, in two batches a second apart", async () => {
+  it("drains 20 deliveries of one event at 10 a second, over nearly two seconds", async () => {
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       ok(await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/paced/${i}`, events: ["lead.captured"] } }));
     }
@@ -40,9 +40,9 @@ describe("WEBHOOK_MAX_DELIVERIES_PER_SECOND", () => {
       .filter((request) => request.path.startsWith("/paced/"))
       .map((request) => request.at);
     const spanMs = Math.max(...times) - Math.min(...times);
-    // The second batch starts a second after the first. Half a second is left for the first batch's slower attempts
-    // (new TLS connections); without the pace all 20 arrive within some 20 ms.
-    expect(spanMs).toBeGreaterThanOrEqual(((SUBSCRIPTIONS - PER_SECOND) / PER_SECOND) * 1000 - 500);
+    // The last starts 19 tenths of a second after the first. Half a second is left for the first attempts' slower
+    // start (new TLS connections); without the pace all 20 arrive within some 20 ms.
+    expect(spanMs).toBeGreaterThanOrEqual(((SUBSCRIPTIONS - 1) / PER_SECOND) * 1000 - 500);
     // Every one of them, each once.
     expect(new Set(receiver.received.map((request) => request.path)).size).toBe(SUBSCRIPTIONS);
   });

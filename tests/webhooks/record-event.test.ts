@@ -1,25 +1,28 @@
 /**
  * Recording an event (webhooks/record.ts) on a real PostgreSQL: its row, one delivery per enabled subscription to its
- * type and the workers' wake-up, written with the transaction's COMMIT (db/deferred.ts), so that they commit or roll
- * back with the change and cost the write no round trip of their own.
+ * type, and the pg-boss job of each delivery's first attempt, in the transaction of the change, so that they commit or
+ * roll back with it.
  */
 import pg from "pg";
+import type { PgBoss } from "pg-boss";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { migrate } from "../../server/src/db/migrate.ts";
 import { withTransaction } from "../../server/src/db/transaction.ts";
-import { type Event, getEvent } from "../../server/src/domain/events/events.service.ts";
+import { type Event, getEvent, type RecordEvent } from "../../server/src/domain/events/events.service.ts";
 import { idempotentWrite } from "../../server/src/domain/idempotency/idempotency.ts";
-import { recordEvent } from "../../server/src/domain/webhooks/record.ts";
+import { DELIVERY_QUEUE, type DeliveryJob, deliveryJobId } from "../../server/src/domain/webhooks/delivery-jobs.ts";
+import { eventRecorder } from "../../server/src/domain/webhooks/record.ts";
 import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { idPattern } from "../../server/src/lib/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startTestQueue } from "../helpers/queue.ts";
 
 let database: TestDatabase;
 let pool: pg.Pool;
-let listener: pg.Client;
+let boss: PgBoss;
+let recordEvent: RecordEvent;
 let workspaceId: string;
-let notified = 0;
 const URLS = { allowPrivateNetworks: true };
 const DATA = { object: { id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7", name: 'O\'Brien \\ "quoted" $$ 😀 \n' } };
 
@@ -62,45 +65,41 @@ async function countQueries<T>(work: () => Promise<T>): Promise<{ result: T; que
   }
 }
 
+const jobs = async () => (await boss.findJobs<DeliveryJob>(DELIVERY_QUEUE)).map((job) => job.data);
+
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 4 });
   pool.on("error", () => undefined);
   await migrate(pool);
-  listener = new pg.Client({ connectionString: database.url });
-  listener.on("error", () => undefined);
-  await listener.connect();
-  await listener.query("LISTEN webhook_work");
-  listener.on("notification", () => notified++);
+  boss = await startTestQueue(database.url);
+  recordEvent = eventRecorder(boss);
 });
 afterAll(async () => {
-  await listener?.end().catch(() => undefined);
+  await boss?.stop({ graceful: false });
   await pool?.end();
   await database?.drop();
 });
 beforeEach(async () => {
   workspaceId = (await createWorkspace(pool, { name: "Record", ownerEmail: `record-${Date.now()}@example.com` }))
     .workspace_id;
-  notified = 0;
+  await boss.deleteAllJobs(DELIVERY_QUEUE);
 });
 
 describe("recordEvent", () => {
-  it("writes the event and one delivery per enabled subscription to its type, with the COMMIT", async () => {
+  it("writes the event, one delivery per enabled subscription to its type, and each one's first job", async () => {
     const first = await subscribe(["lead.captured"]);
     const second = await subscribe(["lead.captured", "ticket.updated"]);
     await subscribe(["ticket.updated"]);
     await subscribe(["lead.captured"], false);
 
     const { result: eventId, queries } = await countQueries(() =>
-      withTransaction(pool, async (db) => {
-        const id = await recordEvent(db, workspaceId, "lead.captured", DATA);
-        // Not written yet: it travels with the COMMIT.
-        expect((await db.query("SELECT count(*)::int AS n FROM events WHERE id = $1", [id])).rows[0].n).toBe(0);
-        return id;
-      }),
+      withTransaction(pool, (db) => recordEvent(db, workspaceId, "lead.captured", DATA)),
     );
-    expect(queries.map((text) => text.trim().split(/\s+/)[0])).toEqual(["BEGIN", "SELECT", "SELECT"]);
-    expect(queries[2]).toMatch(/^SELECT record_event\([\s\S]*\);\nCOMMIT$/);
+    // The event with its fan-out, then the jobs, then COMMIT.
+    expect(queries).toHaveLength(4);
+    expect(queries[1]).toMatch(/record_event\(/);
+    expect(queries[3]).toBe("COMMIT");
 
     const event: Event = await getEvent(pool, workspaceId, eventId);
     expect(event).toMatchObject({ id: eventId, type: "lead.captured", data: DATA, workspace_id: workspaceId });
@@ -113,46 +112,37 @@ describe("recordEvent", () => {
       expect(delivery.event_id).toBe(eventId);
       // The body sent is the envelope that /v1/events shows, byte for byte as JSON.stringify writes it.
       expect(delivery.payload).toBe(JSON.stringify(event));
+      expect(await boss.getJobById(DELIVERY_QUEUE, deliveryJobId(delivery.id, 1))).toMatchObject({
+        state: "created",
+        data: { delivery_id: delivery.id, attempt: 1 },
+      });
     }
-    await expect.poll(() => notified).toBe(1);
+    expect(await jobs()).toHaveLength(2);
   });
 
-  it("writes nothing, and wakes no worker, when the transaction rolls back after recording", async () => {
+  it("leaves no event, delivery or job when the transaction rolls back after recording", async () => {
     await subscribe(["conversation.created"]);
-    // One connection, so that what follows runs on the client of the failed transaction.
-    const single = new pg.Pool({ connectionString: database.url, max: 1 });
-    try {
-      await expect(
-        withTransaction(single, async (db) => {
-          await recordEvent(db, workspaceId, "conversation.created", DATA);
-          throw new Error("the change failed");
-        }),
-      ).rejects.toThrow("the change failed");
-      expect(await rows()).toEqual({ events: [], deliveries: [] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(notified).toBe(0);
-      // That client's list was closed with the transaction: used bare, its events are written at once.
-      const client = await single.connect();
-      try {
-        await recordEvent(client, workspaceId, "conversation.created", DATA);
-      } finally {
-        client.release();
-      }
-      expect((await rows()).deliveries).toHaveLength(1);
-    } finally {
-      await single.end();
-    }
+    await expect(
+      withTransaction(pool, async (db) => {
+        await recordEvent(db, workspaceId, "conversation.created", DATA);
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    expect(await rows()).toEqual({ events: [], deliveries: [] });
+    expect(await jobs()).toEqual([]);
   });
 
-  it("is written at once, with no wake-up, on a connection without a transaction of ours, when no one subscribes", async () => {
-    const eventId = await recordEvent(pool, workspaceId, "ticket.updated", DATA);
+  it("costs one statement and enqueues nothing when no one subscribes", async () => {
+    const { result: eventId, queries } = await countQueries(() =>
+      withTransaction(pool, (db) => recordEvent(db, workspaceId, "ticket.updated", DATA)),
+    );
+    expect(queries).toHaveLength(3);
     expect((await rows()).events.map((row) => row.id)).toEqual([eventId]);
     expect((await rows()).deliveries).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(notified).toBe(0);
+    expect(await jobs()).toEqual([]);
   });
 
-  it("fans out to 100 subscriptions with 100 distinct delivery ids", async () => {
+  it("fans out to 100 subscriptions with 100 distinct delivery ids and 100 jobs", async () => {
     // Past the API's 20 a workspace, as an operator's migration or a later limit might leave them.
     const template = await subscribe(["ticket.updated"]);
     await pool.query(
@@ -164,9 +154,10 @@ describe("recordEvent", () => {
     await withTransaction(pool, (db) => recordEvent(db, workspaceId, "ticket.updated", DATA));
     const { deliveries } = await rows();
     expect(new Set(deliveries.map((delivery) => delivery.id)).size).toBe(100);
+    expect(new Set((await jobs()).map((job) => job.delivery_id))).toEqual(new Set(deliveries.map((d) => d.id)));
   });
 
-  it("commits with an idempotent write's key, in the query that records the key, and once for a replay", async () => {
+  it("commits with an idempotent write's key, and enqueues nothing more for a replay", async () => {
     await subscribe(["lead.captured"]);
     const context = { workspaceId, inFlightWaitMs: 1_000, key: "record-1", method: "POST", path: "/v1/x", body: {} };
     const effect = async (db: pg.PoolClient) => ({
@@ -174,12 +165,12 @@ describe("recordEvent", () => {
       body: { event: await recordEvent(db, workspaceId, "lead.captured", DATA) },
     });
     const { queries } = await countQueries(() => idempotentWrite(pool, context, effect));
-    expect(queries).toHaveLength(2);
-    expect(queries[1]).toMatch(/^SELECT record_event\([\s\S]*SELECT record_idempotency_key\([\s\S]*COMMIT$/);
+    expect(queries.at(-1)).toMatch(/SELECT record_idempotency_key\([\s\S]*COMMIT$/);
     const replay = await idempotentWrite(pool, context, effect);
     expect(replay.replayed).toBe(true);
     const { events, deliveries } = await rows();
     expect(events.map((row) => row.id)).toEqual([(replay.answer.body as { event: string }).event]);
     expect(deliveries).toHaveLength(1);
+    expect(await jobs()).toHaveLength(1);
   });
 });

@@ -2,8 +2,7 @@
  * A LISTEN connection that comes back. A LISTEN lives on one connection: when PostgreSQL restarts, a backend is
  * terminated or a proxy resets, the notifications stop for good unless someone connects again. This one reconnects
  * with capped, jittered backoff, forever until stopped, and calls `onConnect` after every (re)connection so that its
- * owner can resynchronise what it missed (the key cache starts empty; the delivery worker claims whatever came due
- * meanwhile).
+ * owner can resynchronise what it missed (the key cache starts empty).
  */
 import pg from "pg";
 import type { Logger } from "pino";

@@ -1,5 +1,4 @@
 import type pg from "pg";
-import { openDeferred, takeDeferred } from "./deferred.ts";
 import { isDatabaseUnavailable } from "./unavailable.ts";
 
 /**
@@ -20,19 +19,16 @@ export async function releaseAfterFailure(client: pg.PoolClient, error: unknown)
 }
 
 /**
- * Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws. Statements
- * that `work` deferred (deferred.ts) travel with the COMMIT.
+ * Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws.
  */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let result: T;
   try {
     await client.query("BEGIN");
-    openDeferred(client);
     result = await work(client);
-    await client.query(`${takeDeferred(client)}COMMIT`);
+    await client.query("COMMIT");
   } catch (error) {
-    takeDeferred(client);
     await releaseAfterFailure(client, error);
     throw error;
   }

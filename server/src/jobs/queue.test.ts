@@ -1,18 +1,14 @@
 /**
- * The queue's fetch index against a real PostgreSQL and pg-boss: built once by processes that start together, and
- * used by pg-boss's fetch, which then reads a batch in order instead of sorting every waiting job.
+ * The job queue against a real PostgreSQL and pg-boss 12: queues defined by processes that start together, options
+ * that follow the newest version, and jobs that belong to the transaction they are sent in.
  */
 import pg from "pg";
-import type PgBoss from "pg-boss";
-import pino from "pino";
+import type { PgBoss } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/database.ts";
-import { connectionSettings } from "../db/database.ts";
-import { ensureQueue, FETCH_ORDER_INDEX, QUEUE_SCHEMA, startQueue } from "./queue.ts";
-
-const logger = pino({ level: "silent" });
-const QUEUE = "fetch-order";
-const WAITING = 5_000;
+import { startTestQueue } from "../../../tests/helpers/queue.ts";
+import { withTransaction } from "../db/transaction.ts";
+import { defineQueue, onClient, QUEUE_SCHEMA } from "./queue.ts";
 
 describe("the job queue", () => {
   let database: TestDatabase;
@@ -22,70 +18,50 @@ describe("the job queue", () => {
     database = await createTestDatabase();
     pool = new pg.Pool({ connectionString: database.url, max: 2 });
     pool.on("error", () => undefined);
-    const settings = connectionSettings(database.url, {
-      databaseUrl: database.url,
-      dataDir: ".data",
-      dbConnectTimeoutMs: 5_000,
-      dbStatementTimeoutMs: 10_000,
-      dbPoolMax: 2,
-    });
-    // An API and a worker process starting together on a fresh database.
-    queues = await Promise.all([
-      startQueue(settings, logger, { worker: false }),
-      startQueue(settings, logger, { worker: true }),
-    ]);
+    // API and worker processes starting together on a fresh database.
+    queues = await Promise.all([false, true, false, true].map((worker) => startTestQueue(database.url, { worker })));
   });
   afterAll(async () => {
-    for (const queue of queues) await queue.stop({ graceful: false, wait: true });
+    for (const queue of queues) await queue.stop({ graceful: false });
     await pool.end();
     await database.drop();
   });
 
-  it("has the fetch index once, on every queue's partition, also one created after it", async () => {
-    const [queue] = queues as [PgBoss];
-    await queue.createQueue(QUEUE);
-    const { rows } = await pool.query<{ partitions: number; queues: number }>(
-      `SELECT (SELECT count(*)::int FROM pg_inherits WHERE inhparent = to_regclass($1)) AS partitions,
-              (SELECT count(*)::int FROM ${QUEUE_SCHEMA}.queue) AS queues`,
-      [`${QUEUE_SCHEMA}.${FETCH_ORDER_INDEX}`],
-    );
-    expect(rows[0]?.queues).toBeGreaterThan(0);
-    expect(rows[0]?.partitions).toBe(rows[0]?.queues);
-  });
-
-  it("lets pg-boss's fetch read a batch in order from thousands of waiting jobs, without sorting them", async () => {
-    const [queue] = queues as [PgBoss];
-    await queue.createQueue(QUEUE);
-    await queue.insert(Array.from({ length: WAITING }, (_, i) => ({ name: QUEUE, data: { i } })));
-    await pool.query(`ANALYZE ${QUEUE_SCHEMA}.job`);
-    // The selection of pg-boss 10's fetchNextJob (src/plans.js), as it runs it.
-    const { rows } = await pool.query<{ "QUERY PLAN": string }>(
-      `EXPLAIN SELECT id, singleton_key, policy FROM ${QUEUE_SCHEMA}.job
-        WHERE name = $1 AND state < 'active' AND start_after < now()
-        ORDER BY priority desc, created_on, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [QUEUE, 50],
-    );
-    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
-    expect(plan).not.toMatch(/Sort/);
-    expect(plan).toMatch(/Index Scan using \S+_name_priority_created_on_id_idx/);
-    expect(await queue.fetch(QUEUE, { batchSize: 50 })).toHaveLength(50);
-  });
-
-  it("creates the same queues from processes starting together, none failing on a deadlock", async () => {
-    // Each round, every process creates the same new queues at once, as a cluster's processes do at their first start.
-    const rounds = 2;
+  it("defines the same queues from processes starting together, none failing", async () => {
     const names = ["mail", "verify", "prune"];
-    const outcomes: PromiseSettledResult<void>[] = [];
-    for (let round = 0; round < rounds; round++) {
-      const create = (queue: PgBoss) => Promise.all(names.map((name) => ensureQueue(queue, `race-${round}-${name}`)));
-      outcomes.push(
-        ...(await Promise.allSettled([...queues, ...queues].map(async (queue) => void (await create(queue))))),
-      );
-    }
+    const outcomes = await Promise.allSettled(
+      queues.flatMap((queue) => names.map((name) => defineQueue(queue, `race-${name}`, { retryLimit: 3 }))),
+    );
     expect(outcomes.filter((outcome) => outcome.status === "rejected")).toEqual([]);
     const { rows } = await pool.query<{ count: number }>(
       `SELECT count(*)::int AS count FROM ${QUEUE_SCHEMA}.queue WHERE name LIKE 'race-%'`,
     );
-    expect(rows[0]?.count).toBe(rounds * names.length);
+    expect(rows[0]?.count).toBe(names.length);
+  });
+
+  it("sets this version's options on a queue that an earlier version created", async () => {
+    const [queue] = queues as [PgBoss];
+    await queue.createQueue("upgraded", { retryLimit: 1, expireInSeconds: 60 });
+    await defineQueue(queue, "upgraded", { retryLimit: 7, expireInSeconds: 30, notify: true });
+    expect(await queue.getQueue("upgraded")).toMatchObject({ retryLimit: 7, expireInSeconds: 30, notify: true });
+  });
+
+  it("sends a job through onClient within the transaction: gone when it rolls back, there when it commits", async () => {
+    const [queue] = queues as [PgBoss];
+    await defineQueue(queue, "in-transaction", {});
+    const send = (id: string, fail: boolean) =>
+      withTransaction(pool, async (client) => {
+        await queue.insert("in-transaction", [{ id, data: { n: 1 } }], { db: onClient(client) });
+        if (fail) throw new Error("the change failed");
+      });
+    const rolledBack = "00000000-0000-8000-8000-000000000001";
+    const committed = "00000000-0000-8000-8000-000000000002";
+    await expect(send(rolledBack, true)).rejects.toThrow("the change failed");
+    await send(committed, false);
+    // The same id again is one job, not two.
+    await send(committed, false);
+    expect(await queue.getJobById("in-transaction", rolledBack)).toBeNull();
+    expect(await queue.getJobById("in-transaction", committed)).toMatchObject({ id: committed, data: { n: 1 } });
+    expect(await queue.findJobs("in-transaction")).toHaveLength(1);
   });
 });

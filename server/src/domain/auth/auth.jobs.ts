@@ -3,9 +3,9 @@
  * answers cannot depend on whether an account exists.
  */
 import type pg from "pg";
-import type PgBoss from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import { ensureQueue } from "../../jobs/queue.ts";
+import { defineQueue } from "../../jobs/queue.ts";
 import { randomToken, sha256 } from "../../lib/secrets.ts";
 import type { Mailer } from "../../mail/mailer.ts";
 import { accountExistsMail, resetMail, verificationMail } from "./auth.mail.ts";
@@ -73,14 +73,19 @@ function authJobHandlers(deps: AuthJobDeps) {
   };
 }
 
-/** Creates the queues (pg-boss 10 drops jobs sent to a queue that does not exist) and, for workers, works them. */
+/**
+ * Creates the queues (a job sent to a queue that does not exist is refused) and, for workers, works them. A mail
+ * server that fails is tried again five times, backing off from 5 s; LISTEN/NOTIFY wakes a worker when a job is made.
+ */
 export async function registerAuthJobs(queue: PgBoss, deps: AuthJobDeps, options: { work: boolean }): Promise<void> {
-  for (const name of Object.values(AUTH_QUEUES)) await ensureQueue(queue, name);
+  for (const name of Object.values(AUTH_QUEUES)) {
+    await defineQueue(queue, name, { notify: true, retryLimit: 5, retryDelay: 5, retryBackoff: true });
+  }
   if (!options.work) return;
   const handlers = authJobHandlers(deps);
   const work = <T extends object>(name: string, handle: (data: T) => Promise<void>) =>
-    // pg-boss 10 hands the handler an array of jobs.
-    queue.work<T>(name, { pollingIntervalSeconds: 1 }, async (jobs) => {
+    // pg-boss hands the handler an array of jobs.
+    queue.work<T>(name, { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 5 }, async (jobs) => {
       for (const job of jobs) await handle(job.data);
     });
   await work<RegisterJob>(AUTH_QUEUES.register, handlers.register);

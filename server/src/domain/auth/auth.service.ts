@@ -6,7 +6,7 @@
 import { createHmac } from "node:crypto";
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import type PgBoss from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { type EmailAddress, normalizeEmail } from "../../lib/email-address.ts";
@@ -238,7 +238,7 @@ export function createAuthService(deps: AuthDeps) {
 export type AuthService = ReturnType<typeof createAuthService>;
 
 async function send(queue: PgBoss, name: string, data: object): Promise<void> {
-  // pg-boss 10 answers null, silently, for a queue that was never created: treat that as a failure.
-  const id = await queue.send(name, data, { retryLimit: 5, retryDelay: 5, retryBackoff: true });
+  // The queue's retries are set where it is defined (auth.jobs.ts). A null id means the job was not made.
+  const id = await queue.send(name, data);
   if (id === null) throw new Error(`queue ${name} refused the job`);
 }

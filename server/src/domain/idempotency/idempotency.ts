@@ -11,7 +11,6 @@
  */
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { openDeferred, takeDeferred } from "../../db/deferred.ts";
 import { releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 
@@ -77,10 +76,10 @@ const KEY_TAKEN = "IK001";
  * replay.
  *
  * With a key, the statements cost no round trip more than a plain write: the look-up of a stored answer travels
- * with BEGIN, and the key is recorded with its lock timeout and COMMIT in one query, after the statements that the
- * effect deferred to its commit (deferred.ts). The key row is inserted after the effect: a duplicate that runs
- * meanwhile blocks on that insert until the first commits, records nothing, and `record_idempotency_key()` (migration
- * 0007) raises IK001 so that its COMMIT does not run; it then rolls its own effect back and replays the first answer.
+ * with BEGIN, and the key is recorded with its lock timeout and COMMIT in one query. The key row is inserted after the
+ * effect: a duplicate that runs meanwhile blocks on that insert until the first commits, records nothing, and
+ * `record_idempotency_key()` (migration 0007) raises IK001 so that its COMMIT does not run; it then rolls its own
+ * effect back and replays the first answer.
  */
 export async function idempotentWrite<T>(
   pool: pg.Pool,
@@ -115,13 +114,12 @@ export async function idempotentWrite<T>(
       release();
       return replayOf(stored, print);
     }
-    openDeferred(client);
     const answer = await effect(client);
     // The insert may wait for a duplicate in flight up to the lock timeout: the statement timeouts (the server's
     // and the client's) are raised above it for the rest of the transaction, or they would end the wait first. A
     // key taken meanwhile is an error (IK001), which stops the query before its COMMIT.
     await client.query({
-      text: `${takeDeferred(client)}SET LOCAL lock_timeout = ${waitMs};
+      text: `SET LOCAL lock_timeout = ${waitMs};
       SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
       SELECT record_idempotency_key(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
         ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb, ${IDEMPOTENCY_TTL_HOURS});
@@ -132,8 +130,6 @@ export async function idempotentWrite<T>(
     return { answer, replayed: false };
   } catch (error) {
     if (released) throw error;
-    // The effect's deferred statements, if it failed before they were sent, go with the transaction.
-    takeDeferred(client);
     // Whatever failed, the effect is undone: rolled back, or the connection dropped (PostgreSQL rolls it back).
     if ((error as { code?: string }).code !== KEY_TAKEN) {
       await releaseAfterFailure(client, error);

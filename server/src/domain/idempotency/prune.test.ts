@@ -190,21 +190,21 @@ describe("pruning of expired idempotency keys", () => {
       dbStatementTimeoutMs: 5_000,
       dbPoolMax: 4,
     });
-    const api = await startQueue(settings, logger, { worker: false });
+    const api = await startQueue(settings, logger, { worker: false, superviseIntervalSeconds: 60 });
     try {
       (await registerIdempotencyPruning(api, { pool, logger }, { work: false })).stop();
       expect(await api.getSchedules()).toEqual([]);
     } finally {
-      await api.stop({ graceful: false, wait: true });
+      await api.stop({ graceful: false });
     }
-    const worker = await startQueue(settings, logger, { worker: true });
+    const worker = await startQueue(settings, logger, { worker: true, superviseIntervalSeconds: 60 });
     try {
       const pruning = await registerIdempotencyPruning(worker, { pool, logger }, { work: true });
       expect(await worker.getSchedules()).toMatchObject([{ name: PRUNE_QUEUE, cron: PRUNE_CRON }]);
       expect(await worker.getQueue(PRUNE_QUEUE)).toMatchObject({ policy: "stately" });
       pruning.stop();
     } finally {
-      await worker.stop({ graceful: false, wait: true });
+      await worker.stop({ graceful: false });
     }
   });
 });

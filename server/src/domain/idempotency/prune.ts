@@ -12,9 +12,9 @@
  * - a run ends when a batch comes back short, or when its time budget is spent: the next run goes on from there.
  */
 import type pg from "pg";
-import type PgBoss from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import { ensureQueue } from "../../jobs/queue.ts";
+import { defineQueue } from "../../jobs/queue.ts";
 
 export const PRUNE_QUEUE = "idempotency-prune";
 /** pg-boss cron (UTC): every minute, so each run has about a minute of expired keys to delete. */
@@ -95,8 +95,7 @@ export async function registerIdempotencyPruning(
 ): Promise<{ stop(): void }> {
   const stopping = new AbortController();
   if (!options.work) return { stop: () => undefined };
-  await ensureQueue(queue, PRUNE_QUEUE, {
-    name: PRUNE_QUEUE,
+  await defineQueue(queue, PRUNE_QUEUE, {
     policy: "stately",
     // A worker killed mid-run: the job expires and the next run starts; batches already deleted stay deleted.
     expireInSeconds: Math.ceil(PRUNE_RUN_BUDGET_MS / 1000) + 60,

@@ -1,13 +1,15 @@
 /**
  * Deliveries: one event for one subscription. Made by the fan-out of a recorded event (record.ts), by a test send and by
- * a redelivery, always in the caller's transaction; listed and read with every attempt. The worker (worker.ts) sends
- * them.
+ * a redelivery, always in the caller's transaction with the job of their first attempt; listed and read with every
+ * attempt. The worker (worker.ts) sends them.
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
+import type { PgBoss } from "pg-boss";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import * as store from "./deliveries.store.ts";
+import { enqueueAttempts } from "./delivery-jobs.ts";
 
 type Db = Pick<pg.PoolClient, "query">;
 export type Delivery = components["schemas"]["Delivery"];
@@ -51,7 +53,7 @@ async function withAttempts(db: Db, rows: store.DeliveryRow[]): Promise<Delivery
 }
 
 /** Sends `event` to these subscriptions: one delivery each, due at once; returns their ids. */
-export async function sendEvent(db: Db, event: Event, webhookIds: string[]): Promise<string[]> {
+export async function sendEvent(boss: PgBoss, db: Db, event: Event, webhookIds: string[]): Promise<string[]> {
   const deliveries = webhookIds.map((webhookId) => ({ id: newId("delivery"), webhookId }));
   await store.insertDeliveries(db, {
     workspaceId: event.workspace_id,
@@ -60,6 +62,11 @@ export async function sendEvent(db: Db, event: Event, webhookIds: string[]): Pro
     payload: JSON.stringify(event),
     deliveries,
   });
+  await enqueueAttempts(
+    boss,
+    db,
+    deliveries.map((delivery) => ({ deliveryId: delivery.id, attempt: 1 })),
+  );
   return deliveries.map((delivery) => delivery.id);
 }
 
@@ -80,7 +87,13 @@ export async function getDelivery(db: Db, workspaceId: string, webhookId: string
 }
 
 /** Sends a delivery's event again, as a new delivery with the same body and `webhook-id`. */
-export async function redeliver(db: Db, workspaceId: string, webhookId: string, id: string): Promise<Delivery> {
+export async function redeliver(
+  boss: PgBoss,
+  db: Db,
+  workspaceId: string,
+  webhookId: string,
+  id: string,
+): Promise<Delivery> {
   const original = await store.findSentEvent(db, workspaceId, webhookId, id);
   if (!original) throw new AppError("DELIVERY_NOT_FOUND", { detail: `No delivery ${id} for this subscription.` });
   const again = newId("delivery");
@@ -91,5 +104,6 @@ export async function redeliver(db: Db, workspaceId: string, webhookId: string, 
     payload: original.payload,
     deliveries: [{ id: again, webhookId }],
   });
+  await enqueueAttempts(boss, db, [{ deliveryId: again, attempt: 1 }]);
   return getDelivery(db, workspaceId, webhookId, again);
 }

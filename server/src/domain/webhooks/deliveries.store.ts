@@ -2,13 +2,11 @@
  * All SQL of the delivery pipeline: deliveries, their attempts, and the health of their subscriptions
  * (`failing_since`, and `enabled` / `disabled_reason` when delivery disables one; webhooks.store.ts owns the rest).
  *
- * The `deliveries` table is also the work queue. A delivery is due when it is pending, its `next_attempt_at` has come
- * and it has no live lease; `claimDue` leases due deliveries to one worker (`FOR UPDATE SKIP LOCKED`, so workers in
- * several processes never take the same one), and `recordOutcomes` ends the lease. worker.ts says which failure each of
- * these columns guards.
+ * The `deliveries` table is the log of deliveries that the console and /v1 show, not their queue: each attempt is a
+ * pg-boss job (delivery-jobs.ts), enqueued in the transaction that writes the delivery or records the attempt before.
  */
 import type { components } from "@service/spec/schema";
-import pg from "pg";
+import type pg from "pg";
 import { listPage, type PageParams } from "../../db/pages.ts";
 import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
@@ -16,9 +14,6 @@ import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 type Db = Pick<pg.PoolClient, "query">;
 type Delivery = components["schemas"]["Delivery"];
 type Event = components["schemas"]["Event"];
-
-/** Notified in the transaction that makes deliveries: the workers wake when it commits, not at their next poll. */
-export const WORK_CHANNEL = "webhook_work";
 
 export interface DeliveryRow {
   id: string;
@@ -48,8 +43,9 @@ export interface SentEvent {
   payload: string;
 }
 
-/** A claimed delivery with what its attempt needs of the subscription. */
-export interface DueDelivery extends Target {
+/** A delivery with what its attempt needs of the subscription. */
+export interface DeliveryTarget extends Target {
+  status: Delivery["status"];
   enabled: boolean;
 }
 
@@ -57,20 +53,19 @@ const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
 /**
- * The statement that records a new event and its fan-out: `record_event()` (migration 0007) writes the event's row and
- * one delivery of `payload` per enabled subscription to its type, due at once, and wakes the workers at commit when
- * it made any. Text with literal values, so that it can travel with COMMIT (db/deferred.ts).
+ * Records a new event and its fan-out: `record_event()` (migration 0009) writes the event's row and one delivery of
+ * `payload` per enabled subscription to its type, due at once; returns the ids of the deliveries it made.
  */
-export function recordEventStatement(event: Event, payload: string): string {
-  const values = [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp, payload];
-  const [id, workspaceId, type, data, createdAt, body] = values.map((value) => pg.escapeLiteral(value));
-  return `SELECT record_event(${id}, ${workspaceId}, ${type}, ${data}::jsonb, ${createdAt}::timestamptz, ${body})`;
+export async function insertEvent(db: Db, event: Event, payload: string): Promise<string[]> {
+  const { rows } = await db.query<{ delivery_id: string }>({
+    name: "record-event",
+    text: "SELECT delivery_id FROM record_event($1, $2, $3, $4::jsonb, $5::timestamptz, $6)",
+    values: [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp, payload],
+  });
+  return rows.map((row) => row.delivery_id);
 }
 
-/**
- * Writes deliveries of one body, due at once, and wakes the workers at commit. They are written in the caller's
- * transaction: a rolled-back change sends nothing, a committed one is never lost.
- */
+/** Writes deliveries of one body, due at once, in the caller's transaction. */
 export async function insertDeliveries(
   db: Db,
   input: {
@@ -95,7 +90,16 @@ export async function insertDeliveries(
       input.payload,
     ],
   );
-  await db.query(`SELECT pg_notify('${WORK_CHANNEL}', '')`);
+}
+
+/** The pending deliveries, for the upgrade that moves them onto pg-boss 12 (legacy-queue.ts). */
+export async function pendingDeliveries(
+  db: Db,
+): Promise<{ id: string; attempt_count: number; next_attempt_at: Date | null }[]> {
+  const { rows } = await db.query(
+    "SELECT id, attempt_count, next_attempt_at FROM deliveries WHERE status = 'pending' ORDER BY id",
+  );
+  return rows;
 }
 
 /** A delivery's event as it was sent: the body is fixed when the delivery is made, so a redelivery signs the same bytes. */
@@ -158,41 +162,32 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Attempt
 }
 
 /**
- * Leases up to `limit` due deliveries to the caller for `leaseSeconds` and returns them with their subscriptions. A
- * delivery whose lease ran out (its attempt never got recorded) is due again.
+ * What the attempts of these deliveries need, with their subscriptions, by delivery id. A delivery that is gone (its
+ * subscription was deleted) is missing from the map.
  */
-export async function claimDue(db: Db, options: { limit: number; leaseSeconds: number }): Promise<DueDelivery[]> {
-  const { rows } = await db.query<DueDelivery>({
-    name: "claim-due-deliveries",
-    text: `WITH due AS (
-             SELECT id FROM deliveries
-              WHERE status = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
-              ORDER BY next_attempt_at LIMIT $1
-                FOR UPDATE SKIP LOCKED
-           ), leased AS (
-             UPDATE deliveries d SET leased_until = now() + make_interval(secs => $2)
-               FROM due WHERE d.id = due.id
-             RETURNING d.id, d.webhook_id, d.attempt_count, d.event_id, d.event_type, d.payload
-           )
-           SELECT leased.*, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at
-             FROM leased JOIN webhooks w ON w.id = leased.webhook_id`,
-    values: [options.limit, options.leaseSeconds],
+export async function findTargets(db: Db, deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
+  const { rows } = await db.query<DeliveryTarget>({
+    name: "find-delivery-targets",
+    text: `SELECT d.id, d.webhook_id, d.status, d.attempt_count, d.event_id, d.event_type, d.payload,
+                  w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at
+             FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            WHERE d.id = ANY($1)`,
+    values: [deliveryIds],
   });
-  return rows;
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** A delivery whose subscription was disabled after it was made fails without an attempt. */
 export async function abandon(db: Db, deliveryId: string): Promise<void> {
   await db.query(
-    `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL, updated_at = now()
-      WHERE id = $1`,
+    "UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND status = 'pending'",
     [deliveryId],
   );
 }
 
 /**
- * Writes classified attempts in one statement that commits on its own (`record_delivery_outcomes()`, migration 0008):
- * for each, the attempt, the delivery's next state (which ends its lease; a retry is due at `next_attempt_at`), and
+ * Writes classified attempts in one statement that commits on its own (`record_delivery_outcomes()`, migration 0009):
+ * for each, the attempt, the delivery's next state (a retry is due at `next_attempt_at`), and
  * the subscription's health (a failing streak starts, goes on or ends; 5 days of it, or a 410, disable the
  * subscription). An outcome whose delivery is gone (its subscription was deleted meanwhile) is skipped. Returns the
  * number written.

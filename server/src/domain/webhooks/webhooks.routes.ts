@@ -4,6 +4,7 @@
  * handler serves each pair.
  */
 import type pg from "pg";
+import type { PgBoss } from "pg-boss";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
 import { type EventType, newEvent } from "../events/events.service.ts";
@@ -12,8 +13,10 @@ import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
 import * as webhooks from "./webhooks.service.ts";
 
-export function webhookHandlers(deps: WriteDeps & { pool: pg.Pool; urls: UrlCheckOptions }): OperationHandlers {
-  const { pool, urls } = deps;
+export function webhookHandlers(
+  deps: WriteDeps & { pool: pg.Pool; urls: UrlCheckOptions; queue: PgBoss },
+): OperationHandlers {
+  const { pool, urls, queue } = deps;
   const handlers = {
     Webhooks_list: async ({ principal, query }) => ({
       status: 200,
@@ -45,7 +48,7 @@ export function webhookHandlers(deps: WriteDeps & { pool: pg.Pool; urls: UrlChec
       const type: EventType = body.event_type ?? "lead.captured";
       // The envelope of a test event is built as every event's is; the event itself is not stored.
       const envelope = newEvent(ws, type, sampleObject(type));
-      const [id] = await deliveries.sendEvent(db, envelope, [params.webhook_id]);
+      const [id] = await deliveries.sendEvent(queue, db, envelope, [params.webhook_id]);
       return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),
     Webhooks_listDeliveries: async ({ principal, params, query }) => {
@@ -61,7 +64,7 @@ export function webhookHandlers(deps: WriteDeps & { pool: pg.Pool; urls: UrlChec
     }),
     Webhooks_redeliver: write(deps, async ({ principal, params }, db) => ({
       status: 202,
-      body: await deliveries.redeliver(db, principal.workspaceId, params.webhook_id, params.delivery_id),
+      body: await deliveries.redeliver(queue, db, principal.workspaceId, params.webhook_id, params.delivery_id),
     })),
   } satisfies OperationHandlers;
   return {
