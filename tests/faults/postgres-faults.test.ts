@@ -67,7 +67,14 @@ describe("PostgreSQL failing under the service", () => {
     await database?.stop();
   });
 
-  it("survives a crash under 8 concurrent writers: no acknowledged write lost, 503 meanwhile, 2xx within 5 s of its return", async () => {
+  it("survives a crash under 8 concurrent writers: no acknowledged write lost, 503 meanwhile, 2xx within 5 s of its return, every webhook delivered", {
+    timeout: 240_000,
+  }, async () => {
+    const subscribed = await call("/v1/webhooks", {
+      method: "POST",
+      body: JSON.stringify({ url: `${receiver.url}/crash`, events: ["lead.captured"] }),
+    });
+    expect(subscribed.status).toBe(201);
     const acknowledged = new Map<string, string>();
     const statuses = new Map<number, number>();
     const unexpected: string[] = [];
@@ -120,6 +127,14 @@ describe("PostgreSQL failing under the service", () => {
     for (const [idempotencyKey, id] of acknowledged) expect(stored.get(idempotencyKey)).toBe(id);
     expect(rows.length, "one lead per acknowledged key").toBe(acknowledged.size);
     expect(errors).toEqual([]);
+
+    // The worker resumes by itself: every acknowledged lead's event is delivered, those whose attempt the crash cut
+    // once pg-boss's expiry hands their jobs on (the poll is a minute here, so allow for one).
+    const delivered = () => {
+      const bodies = receiver.received.filter((request) => request.path === "/crash").map((request) => request.body);
+      return [...acknowledged.values()].filter((id) => !bodies.some((body) => body.includes(id)));
+    };
+    await expect.poll(delivered, { timeout: 150_000, interval: 500, message: "leads not delivered" }).toEqual([]);
   });
 
   it("answers 503 with Retry-After within its timeouts while PostgreSQL is frozen for 10 s, and recovers without a restart", async () => {
