@@ -52,10 +52,14 @@ function compileTypeSpec(): { v30: Record<string, unknown>; v31: Record<string, 
   const out = mkdtempSync(join(tmpdir(), "tsp-"));
   try {
     const tsp = join(packageRoot("@typespec/compiler"), "cmd", "tsp.js");
-    execFileSync(process.execPath, [tsp, "compile", specDir, "--output-dir", out, "--warn-as-error"], {
-      cwd: specDir,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    execFileSync(
+      process.execPath,
+      [tsp, "compile", join(specDir, "main.tsp"), "--output-dir", out, "--warn-as-error"],
+      {
+        cwd: specDir,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     // TypeSpec with two OpenAPI versions writes to schema/<version>/openapi.yaml.
     const read = (version: string) => parse(readFileSync(join(out, "schema", version, "openapi.yaml"), "utf8"));
     return { v30: read("3.0.0"), v31: read("3.1.0") };
