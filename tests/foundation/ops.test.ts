@@ -59,6 +59,27 @@ describe("operational endpoints", () => {
     }
   });
 
+  it("gives every /v1 and /api answer, errors included, a policy that loads, runs and frames nothing", async () => {
+    const requests: [string, RequestInit?][] = [
+      ["/v1/leads"],
+      ["/api/auth/session"],
+      ["/v1/nowhere"],
+      ["/v1/leads", { method: "POST", headers: { "content-type": "application/json" }, body: "{" }],
+    ];
+    for (const [path, init] of requests) {
+      const response = await service().fetch(path, init);
+      expect(response.headers.get("content-security-policy"), path).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(response.headers.get("referrer-policy"), path).toBe("no-referrer");
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+    }
+    // The console and the reference keep their own policies.
+    for (const path of ["/docs"]) {
+      expect((await service().fetch(path)).headers.get("content-security-policy"), path).not.toBe(
+        "default-src 'none';frame-ancestors 'none'",
+      );
+    }
+  });
+
   it("serves the contract as JSON and YAML, the same document", async () => {
     const json = (await (await service().fetch("/openapi.json")).json()) as Record<string, unknown>;
     const yamlResponse = await service().fetch("/openapi.yaml");

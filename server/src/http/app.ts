@@ -1,29 +1,25 @@
 /**
- * `createApp(deps)` builds the server's request listener and never listens: `service.ts` does that.
+ * `createApp(deps)` builds the server's Express app and never listens: `service.ts` does that.
  *
- * Requests of the API and the account endpoints (`/v1/`, `/api/`) are the contract's operations, served by
- * operations.ts from node:http; every other path goes to Express: the probes, the reference, the console's pages
- * and assets, then a 404. Both open the same request context (request id, headers, access log) and answer errors
- * with the same problem+json.
+ * Every request goes through it, in this order: the request context (request id, headers, access log), the probes
+ * and the reference (ops.routes.ts), the console's pages and assets (console.ts), the contract's operations under
+ * `/v1` and `/api` (api-router.ts: helmet, the JSON body, the storable-input check, express-openapi-validator, then
+ * authentication, the budget and the operation's handler), then a 404; errors of every step end in one error handler
+ * that writes problem+json.
  */
-import type { RequestListener } from "node:http";
 import express from "express";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { type ConsoleBuild, consoleRouter } from "../ops/console.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { opsRouter, type ReadinessCheck } from "../ops/ops.routes.ts";
-import { isApiPath } from "./api-paths.ts";
+import { API_PATHS, apiRouter } from "./api-router.ts";
 import type { Authenticators } from "./authenticate.ts";
 import type { RequestBudget } from "./budget.ts";
-import { compileContract } from "./contract-requests.ts";
-import { compileResponseCheck } from "./contract-responses.ts";
 import { errorHandler, notFoundHandler } from "./error-handler.ts";
 import type { OperationHandlers } from "./handler-types.ts";
 import type { OpenApiDocument } from "./openapi-document.ts";
-import { contractOperations } from "./operations.ts";
 import { requestContext, requestContexts } from "./request-context.ts";
-import { isStorableDateTime } from "./storable.ts";
 
 export interface AppDeps {
   config: Pick<Config, "trustProxy" | "bodyLimitBytes" | "validateResponses">;
@@ -40,28 +36,13 @@ export interface AppDeps {
   console?: ConsoleBuild | undefined;
 }
 
-export function createApp(deps: AppDeps): RequestListener {
-  const openRequest = requestContexts({ logger: deps.logger, metrics: deps.metrics });
-  const { doc } = deps.openapi;
-  // RFC 3339 date-times that PostgreSQL's timestamptz can hold (storable.ts): year 0000 or an offset beyond ±15:59 is
-  // a 400 naming the field, not a 500 from the database.
-  const formats = { "date-time": isStorableDateTime };
-  const serveOperation = contractOperations({
-    doc,
-    contract: compileContract(doc, { formats }),
-    handlers: deps.handlers,
-    authenticators: deps.authenticators,
-    budget: deps.budget,
-    checkResponse: deps.config.validateResponses ? compileResponseCheck(doc, { formats }) : undefined,
-    bodyLimitBytes: deps.config.bodyLimitBytes,
-    trustProxy: deps.config.trustProxy,
-  });
-
+export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", deps.config.trustProxy);
+  // Answers are not cached (no-store) and never validated by a client: an ETag would be hashing for nothing.
   app.set("etag", false);
-  app.use(requestContext(openRequest));
+  app.set("trust proxy", deps.config.trustProxy);
+  app.use(requestContext(requestContexts({ logger: deps.logger, metrics: deps.metrics })));
   app.use(
     opsRouter({
       openapi: deps.openapi,
@@ -70,17 +51,18 @@ export function createApp(deps: AppDeps): RequestListener {
     }),
   );
   if (deps.console) app.use(consoleRouter(deps.console));
+  app.use(
+    API_PATHS,
+    apiRouter({
+      doc: deps.openapi.doc,
+      handlers: deps.handlers,
+      authenticators: deps.authenticators,
+      budget: deps.budget,
+      bodyLimitBytes: deps.config.bodyLimitBytes,
+      validateResponses: deps.config.validateResponses,
+    }),
+  );
   app.use(notFoundHandler());
   app.use(errorHandler());
-
-  return function listener(req, res) {
-    const url = req.url ?? "/";
-    const mark = url.indexOf("?");
-    const path = mark === -1 ? url : url.slice(0, mark);
-    if (!isApiPath(path)) {
-      app(req, res);
-      return;
-    }
-    serveOperation(req, res, openRequest(req, res, path), path, mark === -1 ? "" : url.slice(mark + 1));
-  };
+  return app;
 }

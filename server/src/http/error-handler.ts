@@ -1,8 +1,7 @@
 /**
  * The one place that writes error responses. Whatever went wrong (an AppError from a service, a body-parser
- * failure, a contract check's error (contract-requests.ts, in express-openapi-validator's form), or anything
- * unknown) leaves as RFC 9457 problem+json with a stable `code`, the request id, and never a stack trace or an HTML
- * page, from the contract's operations (operations.ts) and from the routes Express serves alike.
+ * failure, an express-openapi-validator error, or anything unknown) leaves as RFC 9457 problem+json with a stable
+ * `code`, the request id, and never a stack trace or an HTML page.
  */
 import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler, Request, Response } from "express";
@@ -129,7 +128,7 @@ export function toAppError(error: unknown): AppError {
 }
 
 /** Writes the problem of any thrown value, and logs it as its kind deserves. */
-export function answerError(
+function answerError(
   res: ServerResponse,
   context: { readonly requestId: string; readonly log: Logger },
   error: unknown,
@@ -158,10 +157,17 @@ function sendProblem(res: ServerResponse, error: AppError, requestId: string): v
   res.end(JSON.stringify(toProblem(error, requestId)));
 }
 
-/** Express's error handler, for the routes outside the contract. */
+/** Express's error handler, the app's last middleware. */
 export function errorHandler(): ErrorRequestHandler {
   return function handleError(error: unknown, _req: Request, res: Response, _next): void {
-    answerError(res, res.locals, error);
+    try {
+      answerError(res, res.locals, error);
+    } catch (failure) {
+      // Not even the problem could be written (a header Node refuses, say): this connection ends, the process goes
+      // on, and no HTML page of Express's own is sent.
+      res.locals.log.error({ err: failure, error }, "the error answer failed");
+      res.destroy();
+    }
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The operations' own frame, with handlers of the test's making: what reaches the client when a handler fails in ways
+ * The app's frame around the operations, with handlers of the test's making: what reaches the client when a handler fails in ways
  * the real handlers should not (the whole service is tested through its real handlers in tests/).
  */
 import { randomUUID } from "node:crypto";
@@ -15,18 +15,13 @@ import { AppError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
 import { createMetrics } from "../ops/metrics.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
+import { createApp } from "./app.ts";
 import { type RequestBudget, requestBudget } from "./budget.ts";
-import { compileContract } from "./contract-requests.ts";
-import { compileResponseCheck } from "./contract-responses.ts";
 import type { OperationHandlers } from "./handler-types.ts";
 import { listOperations, loadOpenApiDocument } from "./openapi-document.ts";
-import { contractOperations } from "./operations.ts";
-import { requestContexts } from "./request-context.ts";
-import { isStorableDateTime } from "./storable.ts";
 import { write } from "./write.ts";
 
 const { doc } = loadOpenApiDocument();
-const formats = { "date-time": isStorableDateTime };
 const principal: Principal = { kind: "api_key", id: "key_1", workspaceId: "ws_1", scopes: [] };
 /** A created lead, as the contract shapes it. */
 const LEAD = {
@@ -53,32 +48,26 @@ function handlers(special: Record<string, (call: never) => Promise<unknown>>): O
   return table as OperationHandlers;
 }
 
-/** A server of the operations with the test's handlers and budget (none: every request allowed). */
+/** The app with the test's handlers and budget (none: every request allowed). */
 async function startServer(
   special: Record<string, (call: never) => Promise<unknown>>,
   budget?: RequestBudget,
   caller: Principal = principal,
 ) {
-  const open = requestContexts({ logger: pino({ level: "silent" }), metrics: createMetrics() });
-  const serve = contractOperations({
-    doc,
-    contract: compileContract(doc, { formats }),
+  const app = createApp({
+    config: { trustProxy: false, bodyLimitBytes: 1024, validateResponses: true },
+    logger: pino({ level: "silent" }),
+    metrics: createMetrics(),
+    openapi: loadOpenApiDocument(),
+    readiness: [],
     handlers: handlers(special),
     authenticators: {
       ApiKeyBearer: () => async () => ({ principal: caller }),
       SessionCookie: () => async () => ({ principal: caller }),
     },
     budget: budget ?? { spend: async () => undefined, hasRoom: () => false },
-    checkResponse: compileResponseCheck(doc, { formats }),
-    bodyLimitBytes: 1024,
-    trustProxy: false,
   });
-  const server = createServer((req, res) => {
-    const url = req.url ?? "/";
-    const mark = url.indexOf("?");
-    const path = mark === -1 ? url : url.slice(0, mark);
-    serve(req, res, open(req, res, path), path, mark === -1 ? "" : url.slice(mark + 1));
-  });
+  const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

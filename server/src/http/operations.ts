@@ -1,61 +1,42 @@
 /**
- * Serves every operation of the contract straight from node:http, without Express (which serves the rest: the
- * probes, the reference, the console). Per request: the JSON body (body-parser, as `express.json` reads it), the
- * refusal of what cannot be stored (storable.ts), the contract's check (contract-requests.ts: 404, 405, 415, 400),
- * the operation's authenticator (from its security scheme), the caller's request budget, then the handler, whose
- * typed reply is sent here, checked against the contract first in tests and development (contract-responses.ts).
+ * The last step of a contract operation on Express: express-openapi-validator has matched the request to its
+ * operation (`req.openapi`) and checked its parameters and body (api-router.ts); this authenticates the caller by
+ * the operation's security scheme, spends the caller's request budget, runs the operation's typed handler and sends
+ * its reply with `res.json` (where the validator checks it against the contract, outside production).
+ *
  * A read, or a write that takes no effect before the budget admits it (write.ts), starts while the budget is checked
  * if the caller's last decision left room (budget.ts): one round trip less, and nothing written or read for a caller
  * over its budget.
- * Anything thrown on the way leaves as problem+json (error-handler.ts).
- *
- * Express cost a `GET /v1/leads` about a fifth of its CPU time for what these operations never use (its router's
- * walk, a prototype swap per request and a promise per middleware), so the steps are plain calls in one async
- * function.
  *
  * The handlers come from a table keyed by operationId, typed by the generated `operations` (a handler for an
  * operation that does not exist fails to compile). Every operation must have one: a contract operation without a
  * handler stops the start, naming it, rather than answering 501 at run time.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { parse as parseQuery } from "node:querystring";
-import bodyParser from "body-parser";
-import proxyAddr from "proxy-addr";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
 import type { Authenticate, Authenticators, Credentials, SecurityScheme } from "./authenticate.ts";
 import type { RequestBudget } from "./budget.ts";
-import type { CompiledContract } from "./contract-requests.ts";
-import type { CheckResponse } from "./contract-responses.ts";
-import { answerError } from "./error-handler.ts";
 import type { ApiRequest, OperationHandlers, OperationId } from "./handler-types.ts";
 import { listOperations } from "./openapi-document.ts";
-import type { RequestContext } from "./request-context.ts";
-import { refuseUnstorable } from "./storable.ts";
 import { waitsForAdmission } from "./write.ts";
 
 export interface OperationsOptions {
   doc: Record<string, unknown>;
-  contract: CompiledContract;
   handlers: OperationHandlers;
   authenticators: Authenticators;
   /** The caller's request budget, after authentication. */
   budget: RequestBudget;
-  /** Checks each answer against the contract (tests, development); absent in production. */
-  checkResponse: CheckResponse | undefined;
-  bodyLimitBytes: number;
-  /** Express's `trust proxy` setting, for the client's address. */
-  trustProxy: boolean | number | string;
 }
 
-/** Serves a request of the API whose path is `path` and query string `search` (without the `?`). */
-export type ServeOperation = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  context: RequestContext,
-  path: string,
-  search: string,
-) => void;
+/** What express-openapi-validator sets on a request it matched to an operation. */
+interface MatchedRequest extends Request {
+  openapi?: {
+    expressRoute: string;
+    pathParams: Record<string, string>;
+    schema: { operationId?: string };
+  };
+}
 
 /** Any operation's reply, as sent. */
 interface AnyReply {
@@ -73,13 +54,13 @@ interface Steps {
   early: boolean;
 }
 
-export function contractOperations(options: OperationsOptions): ServeOperation {
+export function operationDispatcher(options: OperationsOptions): RequestHandler {
   const operations = listOperations(options.doc);
   const missing = operations.filter((operation) => !options.handlers[operation.operationId as OperationId]);
   if (missing.length > 0) {
     throw new Error(`No handler for ${missing.map((operation) => operation.operationId).join(", ")}`);
   }
-  const steps = new Map<unknown, Steps>();
+  const steps = new Map<string, Steps>();
   for (const operation of operations) {
     const scheme = operation.schemes[0] as SecurityScheme | undefined;
     const authenticator = scheme === undefined ? undefined : options.authenticators[scheme];
@@ -91,36 +72,21 @@ export function contractOperations(options: OperationsOptions): ServeOperation {
       early: operation.method === "get" || waitsForAdmission(handler),
     });
   }
-  // strict: only objects and arrays, as every body of the contract is an object.
-  const parseJson = bodyParser.json({
-    limit: options.bodyLimitBytes,
-    strict: true,
-    type: ["application/json", "application/*+json"],
-  });
-  const trust = compileTrust(options.trustProxy);
-  const { contract, checkResponse } = options;
 
-  async function serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    context: RequestContext,
-    path: string,
-    search: string,
-  ) {
-    const body = await readBody(parseJson, req, res);
-    const query = parseQuery(search);
-    refuseUnstorable(query, body);
-    const { operation, pathParams } = contract.match(req.method ?? "", path);
-    context.route = operation.expressRoute;
-    const checked = { headers: req.headers, query, params: pathParams, body };
-    contract.check(operation, checked);
-    const { authenticate, handler, early } = steps.get(operation.schema.operationId) as Steps;
-    const request = new RequestView(req, path, trust);
+  async function serve(req: MatchedRequest, res: Response): Promise<void> {
+    const openapi = req.openapi;
+    const operation = openapi?.schema.operationId === undefined ? undefined : steps.get(openapi.schema.operationId);
+    // The validator matched nothing it manages: no operation of the contract has this path.
+    if (!openapi || !operation) throw new AppError("ROUTE_NOT_FOUND");
+    res.locals.route = openapi.expressRoute;
+    const checked = { params: openapi.pathParams, query: req.query as Record<string, unknown>, body: req.body };
+    const { authenticate, handler, early } = operation;
+    const request = new RequestView(req);
     let reply: AnyReply;
     if (authenticate) {
       const credentials = await authenticate(req);
       // The session budget is decided by the route's template: a path's spelling (`/API/…`) cannot skip it.
-      const spent = options.budget.spend(credentials.principal, operation.expressRoute);
+      const spent = options.budget.spend(credentials.principal, openapi.expressRoute);
       // When the caller's last decision left room (budget.ts), a read, or a write that takes no effect before the
       // decision (write.ts), starts while the budget is checked: its answer waits for the decision, and is dropped
       // if the budget refuses.
@@ -132,37 +98,17 @@ export function contractOperations(options: OperationsOptions): ServeOperation {
         started.catch(() => undefined); // dropped if the budget refuses; else awaited below
       }
       const headers = await spent;
-      if (headers) for (const name in headers) res.setHeader(name, headers[name] as string);
+      if (headers) res.set(headers);
       reply = await (started ?? handler(new Call(checked, credentials, request, ADMITTED) as never));
     } else {
       reply = await handler(new Call(checked, undefined, request, ADMITTED) as never);
     }
-    checkResponse?.(operation, reply.status, reply.body);
     send(res, reply);
   }
 
-  return function serveOperation(req, res, context, path, search) {
-    serve(req, res, context, path, search).catch((error: unknown) => {
-      try {
-        answerError(res, context, error);
-      } catch (failure) {
-        // Not even the problem could be written (a header Node refuses, say): this connection ends, the process
-        // goes on (a rejection left unhandled here would end it).
-        context.log.error({ err: failure, error }, "the error answer failed");
-        res.destroy();
-      }
-    });
+  return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
+    serve(req, res).catch(next);
   };
-}
-
-/** The body as body-parser reads it: undefined without one (or of a type it does not parse, which the check refuses). */
-function readBody(parse: ReturnType<typeof bodyParser.json>, req: IncomingMessage, res: ServerResponse) {
-  return new Promise<unknown>((resolve, reject) => {
-    parse(req as never, res as never, (error?: unknown) => {
-      if (error) reject(error);
-      else resolve((req as IncomingMessage & { body?: unknown }).body);
-    });
-  });
 }
 
 /** The admission of a call whose budget was decided before its handler started, or that has none. */
@@ -198,19 +144,19 @@ class Call {
 }
 
 class RequestView implements ApiRequest {
-  readonly #req: IncomingMessage;
-  readonly #trust: ReturnType<typeof compileTrust>;
-  readonly path: string;
-  constructor(req: IncomingMessage, path: string, trust: ReturnType<typeof compileTrust>) {
+  readonly #req: Request;
+  constructor(req: Request) {
     this.#req = req;
-    this.#trust = trust;
-    this.path = path;
   }
   get method(): string {
-    return this.#req.method ?? "";
+    return this.#req.method;
   }
+  get path(): string {
+    return this.#req.originalUrl.split("?")[0] ?? "";
+  }
+  /** Express's `req.ip`: through the proxies that `trust proxy` (TRUST_PROXY) trusts. */
   get clientIp(): string | undefined {
-    return proxyAddr(this.#req, this.#trust);
+    return this.#req.ip;
   }
   header(name: string): string | undefined {
     const value = this.#req.headers[name.toLowerCase()];
@@ -218,22 +164,10 @@ class RequestView implements ApiRequest {
   }
 }
 
-/** Express's reading of `trust proxy` (its utils.compileTrust), so that the client's address is the one it gave. */
-function compileTrust(value: boolean | number | string): (address: string, hop: number) => boolean {
-  if (value === true) return () => true;
-  if (typeof value === "number") return (_address, hop) => hop < value;
-  if (typeof value === "string") return proxyAddr.compile(value.split(",").map((entry) => entry.trim()));
-  return proxyAddr.compile([]);
-}
-
-function send(res: ServerResponse, reply: AnyReply): void {
-  res.statusCode = reply.status;
-  if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
-  if (reply.status === 204 || reply.body === undefined) {
-    res.end();
-    return;
-  }
-  // Node sets Content-Length from the string.
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.end(JSON.stringify(reply.body));
+/** A reply as the contract types it: a JSON body through `res.json` (validated there outside production), or none. */
+function send(res: Response, reply: AnyReply): void {
+  res.status(reply.status);
+  if (reply.headers) res.set(reply.headers);
+  if (reply.status === 204 || reply.body === undefined) res.end();
+  else res.json(reply.body);
 }

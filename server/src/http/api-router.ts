@@ -1,0 +1,79 @@
+/**
+ * The contract's operations (`/v1`, `/api`) as one Express router, in the order a request meets them:
+ *
+ *   security headers (helmet) → the JSON body (express.json, with the body limit: 413 and malformed JSON answer
+ *   first) → what PostgreSQL cannot store (storable.ts) → express-openapi-validator (the generated 3.1 document:
+ *   404, 405 with Allow, 415, 400 naming the field; the replies too, outside production) → the operation
+ *   (operations.ts: authentication, the budget, the handler)
+ *
+ * Errors of every step go on to the app's error handler (error-handler.ts), which writes problem+json.
+ */
+import express, { type NextFunction, type Request, type Response, Router } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import helmet from "helmet";
+import { type OperationsOptions, operationDispatcher } from "./operations.ts";
+import { isStorableDateTime, refuseUnstorable } from "./storable.ts";
+
+export interface ApiRouterOptions extends OperationsOptions {
+  bodyLimitBytes: number;
+  /** Check every reply against the contract (tests and development; not production, as the validator advises). */
+  validateResponses: boolean;
+}
+
+/** The paths of the contract's operations: everything else is the probes', the reference's or the console's. */
+export const API_PATHS = ["/v1", "/api"];
+
+export function apiRouter(options: ApiRouterOptions): Router {
+  const router = Router();
+  router.use(
+    helmet({
+      // An API answer is JSON for a program: nothing in it may load, run or be framed (it is never a page).
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      referrerPolicy: { policy: "no-referrer" },
+      xFrameOptions: { action: "deny" },
+      // Cross-origin isolation headers describe documents; an API answer is none.
+      crossOriginEmbedderPolicy: false,
+      crossOriginOpenerPolicy: false,
+      crossOriginResourcePolicy: false,
+      originAgentCluster: false,
+      strictTransportSecurity: false,
+    }),
+    noStore,
+  );
+  // strict: only objects and arrays, as every body of the contract is an object.
+  router.use(
+    express.json({ limit: options.bodyLimitBytes, strict: true, type: ["application/json", "application/*+json"] }),
+  );
+  router.use(storable);
+  router.use(
+    OpenApiValidator.middleware({
+      apiSpec: options.doc as never,
+      validateRequests: { allowUnknownQueryParameters: false, allErrors: true },
+      validateResponses: options.validateResponses ? { removeAdditional: false } : false,
+      // Authentication is ours (authenticate.ts): 401s with WWW-Authenticate, scopes, the CSRF check.
+      validateSecurity: false,
+      // No operation takes a file.
+      fileUploader: false,
+      // RFC 3339 date-times that PostgreSQL's timestamptz can hold: year 0000 or an offset beyond ±15:59 is a 400
+      // naming the field, not a 500 from the database.
+      formats: { "date-time": { type: "string", validate: isStorableDateTime } },
+    }),
+  );
+  router.use(operationDispatcher(options));
+  return router;
+}
+
+/**
+ * Answers of the API and the account endpoints are one caller's data, some with secrets (a new key, a webhook
+ * secret, the session's CSRF token): no cache along the way may keep them (RFC 9111 §5.2.2.5).
+ */
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Cache-Control", "no-store");
+  next();
+}
+
+/** What JSON and RFC 3339 allow but PostgreSQL cannot store: a 400 before the contract check (storable.ts). */
+function storable(req: Request, _res: Response, next: NextFunction): void {
+  refuseUnstorable(req.query as Record<string, unknown>, req.body);
+  next();
+}
