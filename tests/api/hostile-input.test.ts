@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { DATE_TIME_RULE } from "../../server/src/http/error-handler.ts";
 import { json, registerAndVerify, type SignedIn, signIn, uniqueEmail, workspaceWithKey } from "../helpers/accounts.ts";
 import { useTestService } from "../helpers/service.ts";
 
@@ -178,9 +179,15 @@ describe("hostile input from the contract", () => {
     const text = await response.text();
     expect(response.status, text).toBe(400);
     expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    const problem = JSON.parse(text) as { code: string; errors?: { path: string }[] };
+    const problem = JSON.parse(text) as { code: string; errors?: { path: string; message: string }[] };
     expect(problem.code).toBe("VALIDATION_FAILED");
     expect(problem.errors?.map((error) => error.path)).toContain(item.field);
+    // A date-time out of range is told the rule, once, in a sentence: never the validator's "must match format".
+    if (HOSTILE_DATE_TIMES.some(({ label }) => item.name.endsWith(`with ${label}`))) {
+      expect(problem.errors?.filter((error) => error.path === item.field).map((error) => error.message)).toEqual([
+        DATE_TIME_RULE,
+      ]);
+    }
   });
 
   it("refuses custom_attributes nested 10,000 levels with a 400, not a stack overflow", async () => {

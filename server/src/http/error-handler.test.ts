@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors.ts";
-import { fieldErrors, fieldPath, toAppError } from "./error-handler.ts";
+import { DATE_TIME_RULE, fieldErrors, fieldPath, toAppError } from "./error-handler.ts";
 
 describe("toAppError", () => {
   const cases = [
@@ -111,6 +111,20 @@ describe("fieldErrors", () => {
     {
       given: [{ path: "/query/limit", message: "must be <= 100" }],
       want: [{ path: "query.limit", message: "must be <= 100" }],
+    },
+    {
+      given: [
+        { path: "/body/due_at", message: 'must match format "date-time"', errorCode: "format.openapi.validation" },
+      ],
+      want: [{ path: "body.due_at", message: DATE_TIME_RULE }],
+    },
+    {
+      given: [
+        { path: "/body/due_at", message: 'must match format "date-time"', errorCode: "format.openapi.validation" },
+        { path: "/body/due_at", message: "must be null", errorCode: "type.openapi.validation" },
+        { path: "/body/due_at", message: "must match a schema in anyOf", errorCode: "anyOf.openapi.validation" },
+      ],
+      want: [{ path: "body.due_at", message: DATE_TIME_RULE }],
     },
   ])("$want.0.message", ({ given, want }) => {
     expect(fieldErrors(given)).toEqual(want);

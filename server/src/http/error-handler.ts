@@ -34,11 +34,16 @@ interface ValidatorItem {
   errorCode?: string;
 }
 
+/** What a `date-time` of the contract must be (storable.ts), said once, in place of "must match format". */
+export const DATE_TIME_RULE =
+  "must be an RFC 3339 date-time such as 2026-11-25T09:30:00Z, with a year from 0001 to 9999 (in UTC) and an offset within ±15:59";
+
 /**
  * The validator's errors in words a person can act on. ajv says "must NOT have unevaluated properties" for a
  * misspelt property (which reads as a bad value): it becomes "unknown property `nam`". An `anyOf` of `required`
  * lists ("give at least one of") comes as one "must have required property" per branch plus "must match a schema
- * in anyOf": they become one "must have at least one of `email`, `phone`, …".
+ * in anyOf": they become one "must have at least one of `email`, `phone`, …". A nullable field's wrong value comes
+ * as its own error, "must be null" and "must match a schema in anyOf": only its own error stays.
  */
 export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
   const keyword = (item: ValidatorItem) => item.errorCode?.replace(/\.openapi\.validation$/, "");
@@ -56,6 +61,12 @@ export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
       continue;
     }
     if (kind === "anyOf") continue;
+    // A nullable field (anyOf: its schema, or null) that got a wrong value: the value's own error says it all.
+    if (kind === "type" && item.message === "must be null" && anyOfPaths.has(path)) continue;
+    if (kind === "format" && item.message?.includes('"date-time"')) {
+      out.push({ path, message: DATE_TIME_RULE });
+      continue;
+    }
     if (kind === "unevaluatedProperties" || kind === "additionalProperties") {
       out.push({ path, message: `unknown property \`${path.slice(path.lastIndexOf(".") + 1)}\`` });
       continue;
@@ -64,6 +75,8 @@ export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
   }
   for (const path of anyOfPaths) {
     const names = alternatives.get(path) ?? [];
+    // The branch that failed has said why, at this path: the summary would only say it again.
+    if (!names.length && out.some((error) => error.path === path)) continue;
     out.push({
       path,
       message: names.length

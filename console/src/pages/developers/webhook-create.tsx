@@ -23,11 +23,15 @@ const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "ticket.updated": "A ticket changes (with the changed fields)",
 };
 
-/** The server's reason for refusing a URL (not https, credentials, a private address), in its own words. */
+/**
+ * Why the server refused a URL, as a sentence: the contract's own check of `body.url` is its https:// pattern (whose
+ * validator wording is for programs), the server's later checks (credentials, a private address) say why themselves.
+ */
 function urlRefusal(error: unknown): string {
   if (error instanceof ApiError && error.code === "VALIDATION_FAILED") {
-    const url = error.problem?.errors?.find((field) => field.path === "body.url");
-    if (url) return `The endpoint URL was refused: ${url.message}. It must start with https://.`;
+    if (error.problem?.errors?.some((field) => field.path === "body.url")) {
+      return "The endpoint URL was refused: it must start with https://.";
+    }
   }
   if (error instanceof ApiError && error.code === "WEBHOOK_URL_NOT_ALLOWED") {
     return `The endpoint URL was refused: ${error.problem?.detail ?? error.message}`;
