@@ -6,10 +6,13 @@ ALTER TABLE deliveries DROP COLUMN leased_until;
 COMMENT ON COLUMN deliveries.next_attempt_at IS
   'When the next attempt of a pending delivery is due (its pg-boss job starts then); NULL once settled.';
 
--- record_event() returns the deliveries it made, so that the caller enqueues their first attempts as pg-boss jobs in
--- the same transaction; pg-boss sends the wake-up itself.
+-- The functions of 0007 and 0008 give way to ones of new names, so that a process of the previous version still running
+-- during the upgrade fails loudly rather than writing deliveries without jobs or outcomes without their next job.
+
+-- record_event_deliveries() returns the deliveries it made, so that the caller enqueues their first attempts as pg-boss
+-- jobs in the same transaction; pg-boss sends the wake-up itself.
 DROP FUNCTION record_event(text, text, text, jsonb, timestamptz, text);
-CREATE FUNCTION record_event(
+CREATE FUNCTION record_event_deliveries(
   p_id text, p_workspace_id text, p_type text, p_data jsonb, p_created_at timestamptz, p_payload text
 ) RETURNS TABLE (delivery_id text) LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
@@ -25,8 +28,12 @@ BEGIN
 END
 $$;
 
--- As in 0008, without the lease.
-CREATE OR REPLACE FUNCTION record_delivery_outcomes(p_outcomes jsonb, p_disable_after_seconds float8)
+-- As 0008's record_delivery_outcomes(), without the lease, and fenced: an outcome is written only for the attempt that
+-- follows the last one in the log, of a delivery still pending. A late outcome (its worker lost the job's claim, and
+-- another worker made the attempt again and recorded it) is skipped, so it can neither undo a success nor set the
+-- attempt count back.
+DROP FUNCTION record_delivery_outcomes(jsonb, float8);
+CREATE FUNCTION record_attempt_outcomes(p_outcomes jsonb, p_disable_after_seconds float8)
 RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   o record;
@@ -41,7 +48,7 @@ BEGIN
     UPDATE deliveries
        SET status = o.status, attempt_count = o.attempt, updated_at = now(),
            next_attempt_at = CASE WHEN o.status = 'pending' THEN now() + make_interval(secs => o.delay_seconds) END
-     WHERE id = o.delivery_id;
+     WHERE id = o.delivery_id AND status = 'pending' AND attempt_count = o.attempt - 1;
     CONTINUE WHEN NOT FOUND;
     INSERT INTO delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
     VALUES (o.delivery_id, o.attempt, o.started_at, o.duration_ms, o.response_status, o.response_body, o.error)

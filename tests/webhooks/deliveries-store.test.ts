@@ -157,6 +157,22 @@ describe("outcomes written together (recordOutcomes, one statement)", () => {
     expect((await webhook()).failing_since).toBeInstanceOf(Date);
   });
 
+  it("skips a late outcome: one for an attempt the log already has, or for a settled delivery", async () => {
+    const [retried, done] = [await newDelivery(), await newDelivery()];
+    await recordOutcomes(pool, [
+      outcome(retried, { status: "pending", delaySeconds: 60 }, "failing"),
+      outcome(done, { status: "succeeded" }, "healthy"),
+    ]);
+    // A worker that lost its job's claim, arriving with attempt 1 again: neither undoes what the log holds.
+    const late = await recordOutcomes(pool, [
+      outcome(retried, { status: "succeeded" }, "healthy"),
+      outcome(done, { status: "pending", delaySeconds: 5 }, "failing"),
+    ]);
+    expect(late).toBe(0);
+    expect(await delivery(retried)).toMatchObject({ status: "pending", attempt_count: 1 });
+    expect(await delivery(done)).toMatchObject({ status: "succeeded", attempt_count: 1, next_attempt_at: null });
+  });
+
   it("writes nothing of a batch that fails", async () => {
     const [first, second] = [await newDelivery(), await newDelivery()];
     const bad = { ...outcome(second, { status: "succeeded" }, "healthy"), health: "unknown" as Outcome["health"] };

@@ -98,7 +98,7 @@ describe("recordEvent", () => {
     );
     // The event with its fan-out, then the jobs, then COMMIT.
     expect(queries).toHaveLength(4);
-    expect(queries[1]).toMatch(/record_event\(/);
+    expect(queries[1]).toMatch(/record_event_deliveries\(/);
     expect(queries[3]).toBe("COMMIT");
 
     const event: Event = await getEvent(pool, workspaceId, eventId);

@@ -51,7 +51,10 @@ export function requestContexts(options: { logger: Logger; metrics: Metrics }): 
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // The operations name their template once matched (operations.ts); Express's own routes on the request.
       const locals = (res as Partial<Response>).locals;
-      const route = locals?.route ?? ((req as Partial<Request>).route?.path as string | undefined) ?? "unmatched";
+      // A request the validator refused still has the route it matched.
+      const matched = (req as { openapi?: { expressRoute?: string } }).openapi?.expressRoute;
+      const route =
+        locals?.route ?? matched ?? ((req as Partial<Request>).route?.path as string | undefined) ?? "unmatched";
       options.metrics.httpDuration.observe(
         { method: req.method ?? "", route, status: String(res.statusCode) },
         seconds,

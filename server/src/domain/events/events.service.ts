@@ -2,8 +2,8 @@
  * Events: the wire shape (the envelope that `/v1/events` lists and webhooks deliver), their reads, and their
  * writing. An event is written in the transaction of the change it describes (no event without its change, no
  * change without its event), with its webhook deliveries: the writes of leads, conversations and tickets are given
- * `recordEvent` of webhooks/record.ts as their `RecordEvent` (webhooks import events; events import nothing of
- * theirs).
+ * `eventRecorder(queue)` of webhooks/record.ts as their `RecordEvent` (webhooks import events; events import nothing
+ * of theirs).
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
@@ -37,7 +37,7 @@ export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: o
 
 /**
  * A new event's envelope. Its id and its time come from one reading of the clock here, not from the database, so
- * that the envelope is known before its row is written (it is written with the transaction's COMMIT).
+ * that the envelope, which each delivery sends as its body, is complete before its row is written.
  */
 export function newEvent(workspaceId: string, type: EventType, data: object, now = Date.now()): Event {
   return toEvent({

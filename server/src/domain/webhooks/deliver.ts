@@ -131,7 +131,7 @@ export async function deliver(target: Target, http: DeliveryHttp, schedule: read
 /**
  * One HTTP POST; never throws: every failure is an answer, without a status when none came. `timeoutMs` bounds the
  * whole attempt, not only a silence (Node's `timeout` option): a receiver that trickles its answer must not hold the
- * attempt past its lease (worker.ts), nor the worker's batch with it.
+ * attempt past its job's expiry (delivery-jobs.ts), nor the worker's batch with it.
  */
 export function post(url: string, headers: Record<string, string>, body: string, http: DeliveryHttp): Promise<Answer> {
   const started = performance.now();
@@ -164,7 +164,9 @@ export function post(url: string, headers: Record<string, string>, body: string,
         const answer = (): Omit<Answer, "durationMs"> => ({
           status: res.statusCode,
           retryAfter: res.headers["retry-after"],
-          body: Buffer.concat(chunks).toString("utf8"),
+          // PostgreSQL text and jsonb cannot hold U+0000: a receiver that answers one must not make the outcome
+          // impossible to record.
+          body: Buffer.concat(chunks).toString("utf8").replaceAll("\u0000", "\uFFFD"),
           error:
             res.statusCode && res.statusCode >= 300 && res.statusCode < 400
               ? `redirect to ${res.headers.location ?? "?"} not followed`

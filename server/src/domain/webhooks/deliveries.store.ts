@@ -53,13 +53,13 @@ const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
 /**
- * Records a new event and its fan-out: `record_event()` (migration 0009) writes the event's row and one delivery of
+ * Records a new event and its fan-out: `record_event_deliveries()` (migration 0009) writes the event's row and one delivery of
  * `payload` per enabled subscription to its type, due at once; returns the ids of the deliveries it made.
  */
 export async function insertEvent(db: Db, event: Event, payload: string): Promise<string[]> {
   const { rows } = await db.query<{ delivery_id: string }>({
     name: "record-event",
-    text: "SELECT delivery_id FROM record_event($1, $2, $3, $4::jsonb, $5::timestamptz, $6)",
+    text: "SELECT delivery_id FROM record_event_deliveries($1, $2, $3, $4::jsonb, $5::timestamptz, $6)",
     values: [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp, payload],
   });
   return rows.map((row) => row.delivery_id);
@@ -186,11 +186,11 @@ export async function abandon(db: Db, deliveryId: string): Promise<void> {
 }
 
 /**
- * Writes classified attempts in one statement that commits on its own (`record_delivery_outcomes()`, migration 0009):
- * for each, the attempt, the delivery's next state (a retry is due at `next_attempt_at`), and
- * the subscription's health (a failing streak starts, goes on or ends; 5 days of it, or a 410, disable the
- * subscription). An outcome whose delivery is gone (its subscription was deleted meanwhile) is skipped. Returns the
- * number written.
+ * Writes classified attempts in one statement, in the caller's transaction (`record_attempt_outcomes()`, migration
+ * 0009): for each, the attempt, the delivery's next state (a retry is due at `next_attempt_at`), and the
+ * subscription's health (a failing streak starts, goes on or ends; 5 days of it, or a 410, disable the subscription).
+ * An outcome whose delivery is gone (its subscription was deleted meanwhile), settled, or past this attempt (a late
+ * duplicate) is skipped. Returns the number written.
  */
 export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Promise<number> {
   const rows = outcomes.map(({ deliveryId, webhookId, attempt, next, health }) => ({
@@ -208,7 +208,7 @@ export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Prom
   }));
   const { rows: result } = await db.query<{ written: number }>({
     name: "record-delivery-outcomes",
-    text: "SELECT record_delivery_outcomes($1::jsonb, $2) AS written",
+    text: "SELECT record_attempt_outcomes($1::jsonb, $2) AS written",
     values: [JSON.stringify(rows), DISABLE_AFTER_FAILING_MS / 1000],
   });
   return result[0]?.written ?? 0;

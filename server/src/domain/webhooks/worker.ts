@@ -66,6 +66,14 @@ function concurrency(maxPerSecond: number): { localConcurrency: number; batchSiz
   return { localConcurrency: Math.ceil(inFlight / batchSize), batchSize };
 }
 
+/** The job of an outcome was no longer this worker's to complete: the outcome is not written. */
+class ClaimLost extends Error {
+  constructor() {
+    super("a delivery job's claim was lost before its outcome was written");
+    this.name = "ClaimLost";
+  }
+}
+
 interface Settled {
   job: Job<DeliveryJob>;
   outcome: Outcome;
@@ -82,15 +90,18 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   // jobs of the retries they call for.
   const writeOutcomes = (items: Settled[]) =>
     withTransaction(pool, async (client) => {
-      await recordOutcomes(
-        client,
-        items.map((item) => item.outcome),
-      );
-      await queue.complete(
+      // Completing first fences the write to the claims still held: a job that expired while its attempt ran was
+      // handed to another worker, and its outcome must not land (the group commit then writes the others alone).
+      const completed = (await queue.complete(
         DELIVERY_QUEUE,
         items.map((item) => item.job),
         null,
         { db: onClient(client) },
+      )) as { affected?: number };
+      if (completed.affected !== items.length) throw new ClaimLost();
+      await recordOutcomes(
+        client,
+        items.map((item) => item.outcome),
       );
       await enqueueAttempts(
         queue,
@@ -117,13 +128,15 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   };
 
   const attempt = async (job: Job<DeliveryJob>, target: DeliveryTarget | undefined): Promise<void> => {
-    // Gone (its subscription was deleted), settled, or this attempt already recorded (a duplicate job after a crash):
-    // nothing to send. pg-boss completes the job when the handler returns.
-    if (target?.status !== "pending" || target.attempt_count >= job.data.attempt) return;
+    // Gone (its subscription was deleted), settled, or not the attempt that follows the log's last (a duplicate job
+    // after a crash): nothing to send. pg-boss completes the job when the handler returns.
+    if (target?.status !== "pending" || target.attempt_count !== job.data.attempt - 1) return;
     if (!target.enabled) return abandon(pool, target.id);
     const delay = pacer.delayMs();
     pacer.spend(1);
     if (delay > 0) await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
+    // Stopping while it waited for the pace: not sent now, all at once; pg-boss gives the job to the next worker.
+    if (stopping.signal.aborted) throw new Error("the worker stopped before this attempt's turn");
     const outcome = await deliver(target, http, schedule);
     await record({ job, outcome });
     if (outcome.next.status === "pending") wakeAt(outcome.next.delaySeconds);
@@ -139,7 +152,8 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     if (failed) {
       // Not recorded: pg-boss fails the batch's unrecorded jobs (those recorded are completed already) and tries them
       // again; while the database is down, their claims expire and they are tried again then.
-      const level = isDatabaseUnavailable(failed.reason) ? "warn" : "error";
+      const expected = isDatabaseUnavailable(failed.reason) || failed.reason instanceof ClaimLost;
+      const level = expected ? "warn" : "error";
       logger[level]({ err: failed.reason }, "delivery attempt not recorded");
       throw failed.reason;
     }
