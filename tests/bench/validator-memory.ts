@@ -11,9 +11,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { createApp } from "../../server/src/http/app.ts";
-import type { OperationHandlers } from "../../server/src/http/handler-types.ts";
-import { listOperations, loadOpenApiDocument } from "../../server/src/http/openapi-document.ts";
+import { loadOpenApiDocument } from "../../server/src/http/openapi-document.ts";
 import { createMetrics } from "../../server/src/ops/metrics.ts";
+import { LEAD, stubHandlers } from "../helpers/stub-handlers.ts";
 
 /** VALIDATOR_MEMORY_REQUESTS: fewer, to see the unpatched package grow (each new parameter costs it 0.1-0.2 s). */
 const REQUESTS = Number(process.env.VALIDATOR_MEMORY_REQUESTS ?? 10_000);
@@ -22,24 +22,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with node --expose-gc (npm run bench:validator-memory does)");
 
 const openapi = loadOpenApiDocument();
-const LEAD = {
-  id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
-  object: "lead",
-  email: null,
-  phone: null,
-  name: "Ada",
-  company: null,
-  status: "new",
-  source: null,
-  tags: [],
-  custom_attributes: {},
-  external_id: null,
-  created_at: "2026-11-25T10:00:00.000Z",
-  updated_at: "2026-11-25T10:00:00.000Z",
-};
-const handlers: Record<string, () => Promise<unknown>> = {};
-for (const { operationId } of listOperations(openapi.doc)) handlers[operationId] = async () => ({ status: 204 });
-handlers.Leads_create = async () => ({ status: 201, body: LEAD });
+const handlers = stubHandlers({ Leads_create: async () => ({ status: 201, body: LEAD }) });
 const caller = { principal: { kind: "api_key" as const, id: "key_1", workspaceId: "ws_1", scopes: [] } };
 const app = createApp({
   config: { trustProxy: false, bodyLimitBytes: 1024 * 1024, validateResponses: true },
@@ -47,7 +30,7 @@ const app = createApp({
   metrics: createMetrics(),
   openapi,
   readiness: [],
-  handlers: handlers as OperationHandlers,
+  handlers,
   authenticators: { ApiKeyBearer: () => async () => caller, SessionCookie: () => async () => caller },
   budget: { spend: async () => undefined, hasRoom: () => false },
 });

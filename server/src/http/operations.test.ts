@@ -9,6 +9,7 @@ import pg from "pg";
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/database.ts";
+import { LEAD, stubHandlers } from "../../../tests/helpers/stub-handlers.ts";
 import { migrate } from "../db/migrate.ts";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
@@ -17,37 +18,10 @@ import { createMetrics } from "../ops/metrics.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
 import { createApp } from "./app.ts";
 import { type RequestBudget, requestBudget } from "./budget.ts";
-import type { OperationHandlers } from "./handler-types.ts";
-import { listOperations, loadOpenApiDocument } from "./openapi-document.ts";
+import { loadOpenApiDocument } from "./openapi-document.ts";
 import { write } from "./write.ts";
 
-const { doc } = loadOpenApiDocument();
 const principal: Principal = { kind: "api_key", id: "key_1", workspaceId: "ws_1", scopes: [] };
-/** A created lead, as the contract shapes it. */
-const LEAD = {
-  id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
-  object: "lead",
-  email: "a@example.com",
-  phone: null,
-  name: null,
-  company: null,
-  status: "new",
-  source: null,
-  tags: [],
-  custom_attributes: {},
-  external_id: null,
-  created_at: "2026-11-24T10:00:00.000Z",
-  updated_at: "2026-11-24T10:00:00.000Z",
-};
-
-/** Every operation answers 204, but for the few a test gives a behaviour. */
-function handlers(special: Record<string, (call: never) => Promise<unknown>>): OperationHandlers {
-  const table: Record<string, (call: never) => Promise<unknown>> = {};
-  for (const { operationId } of listOperations(doc))
-    table[operationId] = special[operationId] ?? (async () => ({ status: 204 }));
-  return table as OperationHandlers;
-}
-
 /** The app with the test's handlers and budget (none: every request allowed). */
 async function startServer(
   special: Record<string, (call: never) => Promise<unknown>>,
@@ -60,7 +34,7 @@ async function startServer(
     metrics: createMetrics(),
     openapi: loadOpenApiDocument(),
     readiness: [],
-    handlers: handlers(special),
+    handlers: stubHandlers(special),
     authenticators: {
       ApiKeyBearer: () => async () => ({ principal: caller }),
       SessionCookie: () => async () => ({ principal: caller }),
