@@ -2,10 +2,10 @@
  * `createApp(deps)` builds the server's Express app and never listens: `service.ts` does that.
  *
  * Every request goes through it, in this order: the request context (request id, headers, access log), the probes
- * and the reference (ops.routes.ts), the console's pages and assets (console.ts), the contract's operations under
- * `/v1` and `/api` (api-router.ts: helmet, the JSON body, the storable-input check, express-openapi-validator, then
- * authentication, the budget and the operation's handler), then a 404; errors of every step end in one error handler
- * that writes problem+json.
+ * and the reference (ops.routes.ts), the contract's operations under `/v1` and `/api` (api-router.ts: helmet, the
+ * JSON body, the storable-input check, express-openapi-validator, then authentication, the budget and the
+ * operation's handler), the console's pages and assets (console.ts), then a 404; errors of every step end in one
+ * error handler that writes problem+json.
  */
 import express from "express";
 import type { Logger } from "pino";
@@ -50,7 +50,6 @@ export function createApp(deps: AppDeps): express.Express {
       isShuttingDown: deps.isShuttingDown ?? (() => false),
     }),
   );
-  if (deps.console) app.use(consoleRouter(deps.console));
   app.use(
     API_PATHS,
     apiRouter({
@@ -62,6 +61,8 @@ export function createApp(deps: AppDeps): express.Express {
       validateResponses: deps.config.validateResponses,
     }),
   );
+  // After the API: the console's page route matches every path, and Express would answer OPTIONS for it.
+  if (deps.console) app.use(consoleRouter(deps.console));
   app.use(notFoundHandler());
   app.use(errorHandler());
   return app;

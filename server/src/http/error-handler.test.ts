@@ -58,6 +58,9 @@ describe("fieldPath", () => {
     ["/body/email", "body.email"],
     [".query.limit", "query.limit"],
     ["/path/lead_id", "path.lead_id"],
+    ["/params/lead_id", "path.lead_id"],
+    [".headers.idempotency-key", "header.idempotency-key"],
+    ["/body/params/headers", "body.params.headers"],
     ["", "request"],
   ])("%s → %s", (given, want) => {
     expect(fieldPath(given)).toBe(want);

@@ -21,10 +21,19 @@ interface HttpLikeError {
   message?: string;
 }
 
-/** `/body/email`, `.body.email` or `body.email` → `body.email`; `/query/limit` → `query.limit`. */
+/** The validator's names of where a parameter is, and the contract's (`FieldError.path` in spec/common/errors.tsp). */
+const PLACES: Readonly<Record<string, string>> = { params: "path", headers: "header" };
+
+/**
+ * `/body/email`, `.body.email` or `body.email` → `body.email`; `/query/limit` → `query.limit`; the validator's
+ * `params.lead_id` and `headers.idempotency-key` → the contract's `path.lead_id` and `header.idempotency-key`.
+ */
 export function fieldPath(path: string | undefined): string {
   if (!path) return "request";
-  return path.replace(/^[./]+/, "").replace(/\//g, ".");
+  const dotted = path.replace(/^[./]+/, "").replace(/\//g, ".");
+  const place = dotted.split(".", 1)[0] as string;
+  const renamed = PLACES[place];
+  return renamed === undefined ? dotted : renamed + dotted.slice(place.length);
 }
 
 interface ValidatorItem {
