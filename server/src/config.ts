@@ -59,7 +59,7 @@ export interface Config {
   readonly dbStatementTimeoutMs: number;
   /** Connections per pool (DB_POOL_MAX). */
   readonly dbPoolMax: number;
-  /** How long one Redis command may take before the PostgreSQL insurance limiter answers instead. */
+  /** How long one Redis command of a request budget may take before its PostgreSQL insurance counts instead. */
   readonly redisCommandTimeoutMs: number;
   /** Port of the Prometheus `/metrics` listener; unset: no metrics listener. Never served on the API port. */
   readonly metricsPort: number | undefined;

@@ -122,9 +122,9 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     redisDown = false;
   });
 
-  // Until its Redis connection is ready, a process counts in PostgreSQL while the others count in Redis, and a limit
-  // would be split between two stores: the process waits for it (bounded; a Redis that is down stays the
-  // insurance's case).
+  // Until its Redis connection is ready, a process counts request budgets in PostgreSQL while the others count in
+  // Redis, and a budget would be split between two stores: the process waits for it (bounded; a Redis that is down
+  // stays the insurance's case).
   if (redis && !(await redisReady(redis, Math.max(1_000, config.redisCommandTimeoutMs) * 2))) {
     logger.warn("redis is not ready: counting in PostgreSQL until it is");
   }

@@ -68,7 +68,7 @@ export function cpuSpent(before: ReadonlyMap<number, number>, after: ReadonlyMap
 const STORE_COMMANDS = new Set(["postgres", "redis-server"]);
 
 /** CPU time so far of each PostgreSQL and Redis process of the machine (a backend, a server), by pid. */
-function storesCpu(): Map<number, number> {
+export function storesCpu(): Map<number, number> {
   const found = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;

@@ -1,15 +1,24 @@
 /**
- * The counters behind the rate-limit rules (rate-limiter-flexible): Redis when `REDIS_URL` is set, PostgreSQL
- * otherwise. Both are atomic across processes (a Lua script in Redis, an upsert in PostgreSQL), so several
- * server processes sharing the store admit exactly the budget.
+ * The counters behind the rate-limit rules (rate-limiter-flexible), each atomic across processes (an upsert in
+ * PostgreSQL, a Lua script in Redis), so several server processes sharing a store admit exactly the budget.
  *
- * With Redis, PostgreSQL is the insurance: when a Redis command fails or takes longer than its timeout, the same
- * rule is counted in PostgreSQL instead, which every process shares, so limits stay exact across processes during
- * the outage (per-process memory would multiply the budget by the number of processes, and start from zero). After
- * a failure, Redis is left alone for `REDIS_RETRY_AFTER_FAILURE_MS`: a hung Redis then costs one command timeout
- * every few seconds, not one per request. Counts made in Redis before an outage are not seen by the insurance, nor
- * the insurance's by Redis afterwards; counts survive a Redis restart only with Redis persistence on (README).
- * With PostgreSQL alone, a store failure is an `unavailable` decision (the caller answers 503), never a silent pass.
+ * Where each rule counts follows what it guards (`LimitRule.guards`):
+ *
+ * - The account limiters (register, forgot, resend, login) count in PostgreSQL, the system of record, always. They
+ *   are the defence against abuse, so each must admit exactly its budget over its window whatever Redis does: a
+ *   count kept in Redis is lost when Redis is killed, restarted without persistence or flushed, and a fall-back that
+ *   starts from zero hands an attacker who can make Redis fail a second budget. They are few (a few requests per
+ *   person an hour, each already writing to PostgreSQL or sending an e-mail), so an upsert per check costs little
+ *   (docs/performance.md), and no account answer ever waits on Redis.
+ * - The request budgets (`api-key`, `session`), on every API call, count in Redis when `REDIS_URL` is set, with
+ *   PostgreSQL as the insurance: when a Redis command fails or takes longer than its timeout, the same rule is
+ *   counted in PostgreSQL instead, which every process shares, so budgets stay exact across processes during the
+ *   outage. After a failure, Redis is left alone for `REDIS_RETRY_AFTER_FAILURE_MS`: a hung Redis then costs one
+ *   command timeout every few seconds, not one per request. Counts of a one-minute budget made in Redis before an
+ *   outage are not seen by the insurance (nor the other way round): at worst one extra minute's budget, the price
+ *   of keeping the hot path off PostgreSQL.
+ *
+ * A store failure is an `unavailable` decision (the caller answers 503), never a silent pass.
  */
 import type { Redis } from "ioredis";
 import type pg from "pg";
@@ -41,7 +50,6 @@ export interface LimiterOptions {
 }
 
 export interface Limiters {
-  readonly store: "redis" | "postgres";
   rule(name: LimiterName): LimitRule;
   /**
    * Consumes one point of each limiter in order and stops at the first over its budget: the limiters after it
@@ -73,7 +81,7 @@ export function createLimiters(options: LimiterOptions): Limiters {
         clearExpiredByTimeout: name === LIMITER_NAMES[0],
       }),
     );
-    if (options.redis) {
+    if (options.redis && rule.guards === "request") {
       // No insurance option here: the fall-back to PostgreSQL is below, where it can also skip a failing Redis.
       redis.set(name, new RateLimiterRedis({ ...base, storeClient: options.redis, rejectIfRedisNotReady: true }));
     }
@@ -85,7 +93,10 @@ export function createLimiters(options: LimiterOptions): Limiters {
   };
   let redisFailedAt = Number.NEGATIVE_INFINITY;
 
-  /** One point of one rule: Redis while it answers, PostgreSQL otherwise. Throws RateLimiterRes when over. */
+  /**
+   * One point of one rule: a request budget in Redis while it answers, PostgreSQL otherwise; an account limiter in
+   * PostgreSQL (it has no Redis counter). Throws RateLimiterRes when over.
+   */
   const consume = async (name: LimiterName, key: string): Promise<RateLimiterRes> => {
     const inRedis = redis.get(name);
     if (inRedis && Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
@@ -105,7 +116,6 @@ export function createLimiters(options: LimiterOptions): Limiters {
   };
 
   return {
-    store: options.redis ? "redis" : "postgres",
     rule,
     async check(names, keys) {
       const policies = names.map(rule);
@@ -131,7 +141,7 @@ export function createLimiters(options: LimiterOptions): Limiters {
     },
     async clear(name, key) {
       rule(name);
-      // Both stores: the insurance may hold the count of an outage.
+      // A request budget's insurance may hold the count of an outage; an account limiter has its one counter.
       const cleared = await Promise.all(
         [redis.get(name), postgres.get(name)].map(async (limiter) => Boolean(limiter && (await limiter.delete(key)))),
       );

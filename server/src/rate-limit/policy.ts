@@ -27,32 +27,108 @@ export interface LimitRule {
   readonly keyedBy: LimitKeyKind;
   /** `reject`: 429 + Retry-After. `throttle`: the normal 200 with `throttled: true` + Retry-After. */
   readonly onExceed: "reject" | "throttle";
+  /**
+   * `account`: a defence of the account endpoints against abuse (a few requests per person an hour), exact whatever
+   * a cache does. `request`: the request budget of an authenticated caller, on every call of the API.
+   */
+  readonly guards: "account" | "request";
 }
 
 const HOUR = 3600;
 const DAY = 86400;
 
 export const LIMIT_RULES: Readonly<Record<LimiterName, LimitRule>> = {
-  "register-ip": { name: "register-ip", points: 5, durationSeconds: HOUR, keyedBy: "ip", onExceed: "reject" },
-  "register-email": { name: "register-email", points: 5, durationSeconds: HOUR, keyedBy: "email", onExceed: "reject" },
-  "forgot-ip": { name: "forgot-ip", points: 5, durationSeconds: HOUR, keyedBy: "ip", onExceed: "reject" },
+  "register-ip": {
+    name: "register-ip",
+    points: 5,
+    durationSeconds: HOUR,
+    keyedBy: "ip",
+    onExceed: "reject",
+    guards: "account",
+  },
+  "register-email": {
+    name: "register-email",
+    points: 5,
+    durationSeconds: HOUR,
+    keyedBy: "email",
+    onExceed: "reject",
+    guards: "account",
+  },
+  "forgot-ip": {
+    name: "forgot-ip",
+    points: 5,
+    durationSeconds: HOUR,
+    keyedBy: "ip",
+    onExceed: "reject",
+    guards: "account",
+  },
   // 200, not 429: a 429 for one address would tell a caller that the address is being asked about.
-  "forgot-email": { name: "forgot-email", points: 5, durationSeconds: HOUR, keyedBy: "email", onExceed: "throttle" },
-  "resend-ip": { name: "resend-ip", points: 50, durationSeconds: DAY, keyedBy: "ip", onExceed: "reject" },
+  "forgot-email": {
+    name: "forgot-email",
+    points: 5,
+    durationSeconds: HOUR,
+    keyedBy: "email",
+    onExceed: "throttle",
+    guards: "account",
+  },
+  "resend-ip": {
+    name: "resend-ip",
+    points: 50,
+    durationSeconds: DAY,
+    keyedBy: "ip",
+    onExceed: "reject",
+    guards: "account",
+  },
   "resend-cooldown": {
     name: "resend-cooldown",
     points: 1,
     durationSeconds: 60,
     keyedBy: "email",
     onExceed: "throttle",
+    guards: "account",
   },
-  "resend-email": { name: "resend-email", points: 10, durationSeconds: DAY, keyedBy: "email", onExceed: "throttle" },
+  "resend-email": {
+    name: "resend-email",
+    points: 10,
+    durationSeconds: DAY,
+    keyedBy: "email",
+    onExceed: "throttle",
+    guards: "account",
+  },
   // Not in the contract's table: credential stuffing protection for login.
-  "login-ip": { name: "login-ip", points: 30, durationSeconds: 15 * 60, keyedBy: "ip", onExceed: "reject" },
-  "login-email": { name: "login-email", points: 10, durationSeconds: 15 * 60, keyedBy: "email", onExceed: "reject" },
+  "login-ip": {
+    name: "login-ip",
+    points: 30,
+    durationSeconds: 15 * 60,
+    keyedBy: "ip",
+    onExceed: "reject",
+    guards: "account",
+  },
+  "login-email": {
+    name: "login-email",
+    points: 10,
+    durationSeconds: 15 * 60,
+    keyedBy: "email",
+    onExceed: "reject",
+    guards: "account",
+  },
   // Request budgets of authenticated callers: per API key on /v1, per user on /api/workspace.
-  "api-key": { name: "api-key", points: 600, durationSeconds: 60, keyedBy: "api-key", onExceed: "reject" },
-  session: { name: "session", points: 300, durationSeconds: 60, keyedBy: "user", onExceed: "reject" },
+  "api-key": {
+    name: "api-key",
+    points: 600,
+    durationSeconds: 60,
+    keyedBy: "api-key",
+    onExceed: "reject",
+    guards: "request",
+  },
+  session: {
+    name: "session",
+    points: 300,
+    durationSeconds: 60,
+    keyedBy: "user",
+    onExceed: "reject",
+    guards: "request",
+  },
 };
 
 export const LIMITER_NAMES = Object.keys(LIMIT_RULES) as LimiterName[];
