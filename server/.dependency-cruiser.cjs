@@ -1,21 +1,22 @@
 /**
  * The server's layers, which point one way (README, "Layout"):
  *
- *   main.ts, service.ts, cluster.ts,    wiring: builds everything
- *   cli/
+ *   main.ts, service.ts, cluster.ts,    wiring: builds everything, and the process's own settings (V8's flags,
+ *   gc-flags.ts, priority.ts, cli/      the worker's CPU priority)
  *   http/, ops/, domain/**\/*.routes.ts  the HTTP edge: validation, authentication, routes, answers
- *   domain/ (the rest), jobs/, mail/,   rules, state moves, stores and their SQL, background work
- *   rate-limit/limiters.ts
- *   db/, lib/, errors.ts, config.ts,    the ground: connections, pure helpers, the error catalog, settings,
- *   logger.ts, rate-limit/policy.ts     the limit rules
+ *   domain/ (the rest), jobs/, mail/,   rules, state moves, stores and their SQL, limits, background work
+ *   rate-limit/
+ *   db/, lib/, errors.ts, config.ts,    the ground: connections, pure helpers, the error catalog, settings
+ *   logger.ts
  *
- * A module may import from its own layer or the layers below it, never above, and nothing is circular.
+ * A module may import from its own layer or the layers below it, never above, and nothing is circular. Every module
+ * belongs to a layer: one that matched none would escape the rules.
  * Runs in `npm test` (tests/foundation/layers.test.ts).
  */
-const WIRING = "^server/src/(main|service|cluster)\\.ts$|^server/src/cli/";
+const WIRING = "^server/src/(main|service|cluster|gc-flags|priority)\\.ts$|^server/src/cli/";
 const HTTP = "^server/src/(http|ops)/|^server/src/domain/.+\\.routes\\.ts$";
-const DOMAIN = "^server/src/(domain|jobs|mail)/|^server/src/rate-limit/limiters\\.ts$";
-const GROUND = "^server/src/(db|lib)/|^server/src/(errors|config|logger)\\.ts$|^server/src/rate-limit/policy\\.ts$";
+const DOMAIN = "^server/src/(domain|jobs|mail|rate-limit)/";
+const GROUND = "^server/src/(db|lib)/|^server/src/(errors|config|logger)\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -32,6 +33,12 @@ module.exports = {
       to: { path: `${HTTP}|${WIRING}` },
     },
     { name: "http-imports-wiring", severity: "error", from: { path: HTTP }, to: { path: WIRING } },
+    {
+      name: "module-outside-the-layers",
+      severity: "error",
+      from: { path: "^server/src/" },
+      to: { path: "^server/src/", pathNot: `${WIRING}|${HTTP}|${DOMAIN}|${GROUND}` },
+    },
     { name: "no-circular", severity: "error", from: { path: "^server/src/" }, to: { circular: true } },
   ],
   options: {

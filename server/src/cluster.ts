@@ -5,8 +5,8 @@
  * role: deliveries, pruning, e-mail) at a lower CPU priority (WORKER_NICE, priority.ts), so that background jobs do
  * not multiply with the cores and no API process shares its event loop with a drain of deliveries. `DB_POOL_MAX` is
  * the budget of the whole service: each process gets its share (the worker a few, the API processes the rest), so that
- * more processes never mean more connections than PostgreSQL allows. A process that dies is replaced (after a second, so that a process failing at start cannot
- * spin).
+ * more processes never mean more connections than PostgreSQL allows. A process that dies is replaced (after a
+ * second, so that a process failing at start cannot spin).
  */
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { LIMITER_NAMES, type LimiterName, type LimitOverrides } from "./rate-limit/policy.ts";
+import { LIMITER_NAMES, type LimiterName, type LimitOverrides } from "./lib/limiter-names.ts";
 
 type RegistrationMode = "open" | "invite";
 type NodeEnv = "development" | "production" | "test";
@@ -14,7 +14,12 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly publicBaseUrl: string;
-  /** Express `trust proxy`: false (default), true, a hop count, or a list of addresses/subnets. */
+  /**
+   * Express's `trust proxy` (TRUST_PROXY): which proxies' `X-Forwarded-For` is believed for the client's address
+   * (`req.ip`, the key of the per-IP account limits). False (default): the connection's own address. True: the
+   * header's left-most address, which any client can write, so only behind a proxy that overwrites the header. A
+   * hop count, or comma-separated addresses, subnets and proxy-addr's names (`loopback`, `linklocal`, `uniquelocal`).
+   */
   readonly trustProxy: boolean | number | string;
   /** Unset: embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | undefined;

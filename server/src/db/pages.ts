@@ -7,8 +7,7 @@ import type pg from "pg";
 import type { AppError } from "../errors.ts";
 import { decodeCursor, toPage } from "../lib/cursor.ts";
 import { type IdKind, idPattern } from "../lib/ids.ts";
-
-type Db = Pick<pg.PoolClient, "query">;
+import type { Db } from "./db.ts";
 
 export interface PageQuery {
   /** `FROM …` target with its fixed columns, e.g. `SELECT * FROM leads`. */

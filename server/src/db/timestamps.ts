@@ -1,10 +1,11 @@
 /**
  * A faster parser for `timestamptz` values, installed on pg's global type table. pg's own (postgres-date) runs three
- * regular expressions per value; every row of a page carries two timestamps, and that parser was 5 % of the CPU time
- * of `GET /v1/leads`. The form PostgreSQL prints, `2026-11-23 03:15:13.123456+00` (a four-digit year, a fraction of
- * one to six digits, an offset of `±HH` or `±HH:MM`), is read here by position, about 3.5 times faster; any other
- * (a year before 1000, BC, infinity, an offset with seconds) goes to pg's parser. Both give the same Date: the
- * milliseconds are computed with the same arithmetic as pg's (`1000 × the fraction`, truncated by Date.UTC).
+ * regular expressions per value, and every row of a page carries two timestamps, so its cost grows with every page
+ * served (its share of a GET: docs/performance.md, "Measurements behind the code's choices"). The form PostgreSQL
+ * prints, `2026-11-23 03:15:13.123456+00` (a four-digit year, a fraction of one to six digits, an offset of `±HH` or
+ * `±HH:MM`), is read here by position, without a regular expression; any other (a year before 1000, BC, infinity, an
+ * offset with seconds) goes to pg's parser. Both give the same Date: the milliseconds are computed with the same
+ * arithmetic as pg's (`1000 × the fraction`, truncated by Date.UTC).
  */
 import pg from "pg";
 

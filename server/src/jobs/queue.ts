@@ -3,10 +3,10 @@
  * (domain/webhooks/delivery-jobs.ts), the account e-mails (domain/auth/auth.jobs.ts) and the pruning of idempotency
  * keys (domain/idempotency/prune.ts).
  */
-import type pg from "pg";
 import { type Db as JobDb, PgBoss, type Queue } from "pg-boss";
 import type { Logger } from "pino";
 import type { ConnectionSettings } from "../db/database.ts";
+import type { Db } from "../db/db.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 
 /**
@@ -74,6 +74,6 @@ export async function defineQueue(boss: PgBoss, name: string, definition: QueueD
  * @example
  * await boss.insert(QUEUE, jobs, { db: onClient(client) });
  */
-export function onClient(client: Pick<pg.PoolClient, "query">): JobDb {
+export function onClient(client: Db): JobDb {
   return { executeSql: (text, values) => client.query(text, values) };
 }

@@ -22,8 +22,8 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 /**
  * The ULID's randomness, drawn from the CSPRNG 4 KiB at a time: the library's default asks it once per character
- * (16 calls per id), which was 2 % of the CPU time of a `GET /v1/leads` (every request gets an id). Each byte
- * gives one base32 character from its low 5 bits, so every character stays uniform.
+ * (16 calls per id), and every request gets an id, so those calls were a cost of every request. Each byte gives one
+ * base32 character from its low 5 bits, so every character stays uniform.
  */
 const randomPool = new Uint8Array(4096);
 let randomOffset = randomPool.length;

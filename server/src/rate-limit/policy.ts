@@ -2,21 +2,13 @@
  * The rate-limit rules and the decisions made from counter states: pure, no storage here.
  *
  * The account limits are the contract's table ("Limits" in the interface specification), checked in the table's
- * order, IP first; a request stopped by one limiter consumes nothing of the limiters after it.
+ * order, IP first; a request stopped by one limiter consumes nothing of the limiters after it. The limiters' names
+ * live below, in lib/limiter-names.ts, where configuration can read them too.
  */
+import type { LimiterName, LimitOverrides } from "../lib/limiter-names.ts";
 
-export type LimiterName =
-  | "register-ip"
-  | "register-email"
-  | "forgot-ip"
-  | "forgot-email"
-  | "resend-ip"
-  | "resend-cooldown"
-  | "resend-email"
-  | "login-ip"
-  | "login-email"
-  | "api-key"
-  | "session";
+// With the rules, for their users (limiters.ts, the admin CLI).
+export { LIMITER_NAMES, type LimiterName } from "../lib/limiter-names.ts";
 
 type LimitKeyKind = "ip" | "email" | "api-key" | "user";
 
@@ -131,8 +123,6 @@ export const LIMIT_RULES: Readonly<Record<LimiterName, LimitRule>> = {
   },
 };
 
-export const LIMITER_NAMES = Object.keys(LIMIT_RULES) as LimiterName[];
-
 /** Which limiters guard which endpoint, in the order they are checked. */
 export const LIMIT_CHAINS = {
   register: ["register-ip", "register-email"],
@@ -142,12 +132,6 @@ export const LIMIT_CHAINS = {
   apiKey: ["api-key"],
   session: ["session"],
 } as const satisfies Record<string, readonly LimiterName[]>;
-
-/** Configuration's changes to the rules: budgets of the request limiters, and short windows in tests. */
-export interface LimitOverrides {
-  readonly windows: Readonly<Partial<Record<LimiterName, number>>>;
-  readonly points: Readonly<Partial<Record<LimiterName, number>>>;
-}
 
 export function effectiveRule(name: LimiterName, overrides: LimitOverrides): LimitRule {
   const rule = LIMIT_RULES[name];

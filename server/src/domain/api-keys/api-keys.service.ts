@@ -1,6 +1,7 @@
 /** API keys of a workspace: created with scopes, shown once, stored as a hash, revocable and rotatable. */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
@@ -48,7 +49,7 @@ export function assertRotatable(key: Pick<store.ApiKeyRow, "revoked_at" | "expir
 }
 
 async function insertNewKey(
-  db: Pick<pg.PoolClient, "query">,
+  db: Db,
   input: { workspaceId: string; name: string; scopes: Scope[]; expiresAt: Date | null; rotatedFrom?: string },
 ): Promise<ApiKeyWithSecret> {
   const key = generateApiKey();

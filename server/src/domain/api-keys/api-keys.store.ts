@@ -1,9 +1,7 @@
 /** SQL of API keys. Every query is scoped to a workspace, except the lookup by secret hash. */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
-
-type Db = Pick<pg.PoolClient, "query">;
 
 export interface ApiKeyRow {
   id: string;

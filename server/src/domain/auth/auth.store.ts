@@ -1,7 +1,5 @@
 /** SQL of accounts: registrations, users, tokens, sessions and invites. */
-import type pg from "pg";
-
-type Db = Pick<pg.PoolClient, "query">;
+import type { Db } from "../../db/db.ts";
 
 export interface UserRow {
   id: string;

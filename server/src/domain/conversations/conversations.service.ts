@@ -11,7 +11,7 @@
  * writes), so `updated_after` does not see it; the next update of the conversation sets it, as any write does.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import type { RecordEvent } from "../events/events.service.ts";
@@ -19,7 +19,6 @@ import { requireLead } from "../leads/leads.service.ts";
 import type { ConversationChanges, ConversationFilters, ConversationRow, MessageRow } from "./conversations.store.ts";
 import * as store from "./conversations.store.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 export type Conversation = components["schemas"]["Conversation"];
 type ConversationCreate = components["schemas"]["ConversationCreate"];
 type ConversationUpdate = components["schemas"]["ConversationUpdate"];

@@ -1,11 +1,10 @@
 /** All SQL of conversations and their messages. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams, updateRow } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 type Conversation = components["schemas"]["Conversation"];
 type Message = components["schemas"]["Message"];
 

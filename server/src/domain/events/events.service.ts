@@ -6,13 +6,12 @@
  * of theirs).
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { newId } from "../../lib/ids.ts";
 import type { EventFilters, EventRow } from "./events.store.ts";
 import * as store from "./events.store.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 export type Event = components["schemas"]["Event"];
 export type EventType = components["schemas"]["EventType"];
 

@@ -1,10 +1,8 @@
 /** All SQL of events. */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
-
-type Db = Pick<pg.PoolClient, "query">;
 
 export interface EventRow {
   id: string;

@@ -14,6 +14,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
+import type { Db } from "../../db/db.ts";
 import { defineQueue } from "../../jobs/queue.ts";
 
 export const PRUNE_QUEUE = "idempotency-prune";
@@ -35,8 +36,6 @@ export const PRUNE_BATCH_SQL = `DELETE FROM idempotency_keys
     ORDER BY expires_at
     LIMIT $1
     FOR UPDATE SKIP LOCKED))`;
-
-type Db = Pick<pg.Pool, "query">;
 
 export interface PruneOptions {
   batchSize?: number;

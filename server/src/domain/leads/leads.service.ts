@@ -3,13 +3,12 @@
  * lead records `lead.captured` in the write's transaction.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import type { LeadFilters, LeadRow, LeadValues } from "./leads.store.ts";
 import * as store from "./leads.store.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 export type Lead = components["schemas"]["Lead"];
 type LeadCreate = components["schemas"]["LeadCreate"];
 type LeadUpdate = components["schemas"]["LeadUpdate"];

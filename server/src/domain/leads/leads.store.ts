@@ -1,12 +1,10 @@
 /** All SQL of leads. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
 import { WIRE_TIMESTAMPS } from "../../db/timestamps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
-
-type Db = Pick<pg.PoolClient, "query">;
 
 export interface LeadRow {
   id: string;

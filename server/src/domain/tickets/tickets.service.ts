@@ -4,7 +4,7 @@
  * transaction.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { requireConversation } from "../conversations/conversations.service.ts";
@@ -14,7 +14,6 @@ import type { TicketChanges, TicketField, TicketFilters, TicketRow } from "./tic
 import * as store from "./tickets.store.ts";
 import { TICKET_FIELDS } from "./tickets.store.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 export type Ticket = components["schemas"]["Ticket"];
 type TicketCreate = components["schemas"]["TicketCreate"];
 type TicketUpdate = components["schemas"]["TicketUpdate"];

@@ -4,14 +4,13 @@
  * attempt. The worker (worker.ts) sends them.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
 import type { PgBoss } from "pg-boss";
+import type { Db } from "../../db/db.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import * as store from "./deliveries.store.ts";
 import { enqueueAttempts } from "./delivery-jobs.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 export type Delivery = components["schemas"]["Delivery"];
 /** The envelope as the contract defines it (the events module builds it; this one only sends it). */
 type Event = components["schemas"]["Event"];

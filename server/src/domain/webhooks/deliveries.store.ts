@@ -6,12 +6,11 @@
  * pg-boss job (delivery-jobs.ts), enqueued in the transaction that writes the delivery or records the attempt before.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
 import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 type Delivery = components["schemas"]["Delivery"];
 type Event = components["schemas"]["Event"];
 

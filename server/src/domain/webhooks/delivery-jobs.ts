@@ -8,8 +8,8 @@
  * transaction, the upgrade's move, two workers recording one attempt) makes one job.
  */
 import { createHash } from "node:crypto";
-import type pg from "pg";
 import type { JobInsert, PgBoss } from "pg-boss";
+import type { Db } from "../../db/db.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
 import { pendingDeliveries } from "./deliveries.store.ts";
 
@@ -68,11 +68,7 @@ export function defineDeliveryQueue(boss: PgBoss, attemptTimeoutMs: number): Pro
 }
 
 /** Enqueues attempts in the transaction running on `db` (nothing when the list is empty). */
-export async function enqueueAttempts(
-  boss: PgBoss,
-  db: Pick<pg.PoolClient, "query">,
-  attempts: readonly AttemptToEnqueue[],
-): Promise<void> {
+export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly AttemptToEnqueue[]): Promise<void> {
   if (attempts.length === 0) return;
   const jobs: JobInsert<DeliveryJob>[] = attempts.map(({ deliveryId, attempt, delaySeconds, at }) => ({
     id: deliveryJobId(deliveryId, attempt),
@@ -89,7 +85,7 @@ const ENQUEUE_CHUNK = 5_000;
  * Enqueues the next attempt of every pending delivery, due when the log says: the upgrade from pg-boss 10, whose
  * deliveries were queued in their own table (jobs/legacy-queue.ts). Returns how many.
  */
-export async function enqueuePendingDeliveries(boss: PgBoss, client: Pick<pg.PoolClient, "query">): Promise<number> {
+export async function enqueuePendingDeliveries(boss: PgBoss, client: Db): Promise<number> {
   const pending = await pendingDeliveries(client);
   for (let start = 0; start < pending.length; start += ENQUEUE_CHUNK) {
     await enqueueAttempts(

@@ -3,7 +3,7 @@
  * /api/workspace/webhooks (session) alike; the SQL is in webhooks.store.ts.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -11,7 +11,6 @@ import { newWebhookSecret } from "./signature.ts";
 import { checkWebhookUrl, type UrlCheckOptions } from "./ssrf.ts";
 import * as store from "./webhooks.store.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 export type Webhook = components["schemas"]["Webhook"];
 export type WebhookWithSecret = components["schemas"]["WebhookWithSecret"];
 export type WebhookCreate = components["schemas"]["WebhookCreate"];

@@ -3,10 +3,9 @@
  * (`failing_since`; `enabled` when a 410 or 5 failing days disable one) are written in deliveries.store.ts.
  */
 import type { components } from "@service/spec/schema";
-import type pg from "pg";
+import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams, updateRow } from "../../db/pages.ts";
 
-type Db = Pick<pg.PoolClient, "query">;
 type Webhook = components["schemas"]["Webhook"];
 
 export interface WebhookRow {

@@ -1,7 +1,5 @@
 /** All SQL of workspaces. */
-import type pg from "pg";
-
-type Db = Pick<pg.PoolClient, "query">;
+import type { Db } from "../../db/db.ts";
 
 export interface WorkspaceRow {
   id: string;
