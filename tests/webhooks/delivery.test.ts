@@ -164,6 +164,44 @@ describe("signed webhook delivery", () => {
     }
   });
 
+  it("settles a delivery as failed once its attempt's job has failed every time pg-boss tried it", async () => {
+    const client = await newClient();
+    receiver.respond = (request) =>
+      request.path === "/poison" ? { status: 503, headers: { "retry-after": "120" } } : { status: 204 };
+    const subscription = ok(
+      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/poison`, events: ["lead.captured"] } }),
+    );
+    ok(await client.POST("/v1/leads", { body: { name: "Poison" } }));
+    await receiver.waitFor(1, "/poison");
+    const delivery = await settled(client, subscription.id, (d) => d.attempt_count === 1);
+    const id = delivery?.id ?? "";
+    const boss = new PgBoss({
+      connectionString: service.databaseUrl,
+      schema: QUEUE_SCHEMA,
+      supervise: false,
+      schedule: false,
+      migrate: false,
+      max: 1,
+    });
+    await boss.start();
+    try {
+      // Attempt 2's job, tried as often as its retry limit allows (each try counted when a worker took it), fails once
+      // more, as a worker's crash or an outcome that could not be recorded fails it.
+      const job = deliveryJobId(id, 2);
+      await pool.query(`UPDATE ${QUEUE_SCHEMA}.job SET retry_count = retry_limit WHERE name = $1 AND id = $2`, [
+        DELIVERY_QUEUE,
+        job,
+      ]);
+      await boss.fail(DELIVERY_QUEUE, job, { message: "crashed" });
+      expect(await boss.getJobById(DELIVERY_QUEUE, job)).toMatchObject({ state: "failed", retryCount: 10 });
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+    const given = await settled(client, subscription.id);
+    expect(given).toMatchObject({ id, status: "failed", attempt_count: 1, next_attempt_at: null });
+    expect(service.server.logs.some((entry) => entry.msg?.toString().startsWith("delivery given up"))).toBe(true);
+  });
+
   it("holds back no delivery behind a slow receiver", async () => {
     const client = await newClient();
     receiver.respond = (request) => (request.path === "/slow" ? { status: 204, delayMs: 3_000 } : { status: 204 });

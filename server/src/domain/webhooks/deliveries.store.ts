@@ -185,6 +185,19 @@ export async function abandon(db: Db, deliveryId: string): Promise<void> {
 }
 
 /**
+ * Settles as failed a pending delivery whose next attempt is `attempt` and could not be made: its job failed every
+ * time pg-boss tried it (delivery-jobs.ts, DEAD_DELIVERY_QUEUE). True when it was still that attempt's to settle.
+ */
+export async function giveUp(db: Db, deliveryId: string, attempt: number): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now()
+      WHERE id = $1 AND status = 'pending' AND attempt_count = $2 - 1`,
+    [deliveryId, attempt],
+  );
+  return rowCount === 1;
+}
+
+/**
  * Writes classified attempts in one statement, in the caller's transaction (`record_attempt_outcomes()`, migration
  * 0009): for each, the attempt, the delivery's next state (a retry is due at `next_attempt_at`), and the
  * subscription's health (a failing streak starts, goes on or ends; 5 days of it, or a 410, disable the subscription).

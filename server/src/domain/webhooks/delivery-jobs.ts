@@ -14,6 +14,12 @@ import { defineQueue, onClient } from "../../jobs/queue.ts";
 import { pendingDeliveries } from "./deliveries.store.ts";
 
 export const DELIVERY_QUEUE = "webhook-delivery";
+/**
+ * Where pg-boss moves a delivery job that failed more than CRASH_RETRY_LIMIT times without its attempt being
+ * recorded (worker.ts gives its delivery up there): without it, the delivery would stay pending with no job, never
+ * tried and never settled.
+ */
+export const DEAD_DELIVERY_QUEUE = "webhook-delivery-dead";
 
 /** What a delivery job carries: the attempt it is for. The rest is read from the deliveries log when it runs. */
 export interface DeliveryJob {
@@ -49,9 +55,12 @@ export function deliveryJobId(deliveryId: string, attempt: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Creates the queue, or sets the options of this version on it. */
-export function defineDeliveryQueue(boss: PgBoss, attemptTimeoutMs: number): Promise<void> {
-  return defineQueue(boss, DELIVERY_QUEUE, {
+/** Creates the queues, or sets the options of this version on them. */
+export async function defineDeliveryQueue(boss: PgBoss, attemptTimeoutMs: number): Promise<void> {
+  // A queue's dead letter queue must exist before it names it.
+  await defineQueue(boss, DEAD_DELIVERY_QUEUE, { notify: true, retryLimit: CRASH_RETRY_LIMIT, retryBackoff: true });
+  await defineQueue(boss, DELIVERY_QUEUE, {
+    deadLetter: DEAD_DELIVERY_QUEUE,
     // A new job wakes the workers through LISTEN/NOTIFY at its commit.
     notify: true,
     expireInSeconds: Math.ceil(attemptTimeoutMs / 1000) + EXPIRY_MARGIN_SECONDS,

@@ -31,8 +31,8 @@ import { isDatabaseUnavailable } from "../../db/unavailable.ts";
 import { onClient } from "../../jobs/queue.ts";
 import { createPacer } from "../../lib/pacer.ts";
 import { createDeliveryHttp, deliver, type Outcome } from "./deliver.ts";
-import { abandon, type DeliveryTarget, findTargets, recordOutcomes } from "./deliveries.store.ts";
-import { DELIVERY_QUEUE, type DeliveryJob, enqueueAttempts } from "./delivery-jobs.ts";
+import { abandon, type DeliveryTarget, findTargets, giveUp, recordOutcomes } from "./deliveries.store.ts";
+import { DEAD_DELIVERY_QUEUE, DELIVERY_QUEUE, type DeliveryJob, enqueueAttempts } from "./delivery-jobs.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
 
 /** Attempts in flight at most, side by side (the HTTP agent keeps up to 50 sockets a host). */
@@ -174,9 +174,25 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     handle,
   );
 
+  // A job that failed every time pg-boss tried it (a poison job: each try crashed or could not be recorded) settles
+  // its delivery as failed, seen in the deliveries log and redeliverable, rather than leaving it pending forever.
+  const deadPolling = { pollingIntervalSeconds: pollSeconds, notifyPollingIntervalSeconds: pollSeconds };
+  await queue.work<DeliveryJob>(DEAD_DELIVERY_QUEUE, deadPolling, async (jobs) => {
+    for (const job of jobs) {
+      const settled = await giveUp(pool, job.data.delivery_id, job.data.attempt);
+      if (settled) {
+        logger.error(
+          { delivery_id: job.data.delivery_id, attempt: job.data.attempt },
+          "delivery given up: its attempt's job failed every time it was tried",
+        );
+      }
+    }
+  });
+
   return {
     async stop() {
       stopping.abort();
+      await queue.offWork(DEAD_DELIVERY_QUEUE, { wait: true });
       await queue.offWork(DELIVERY_QUEUE, { wait: true });
       http.agent.destroy();
     },
