@@ -157,7 +157,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   if (moved) logger.info({ jobs: moved.jobs, deliveries: moved.more }, "moved the pg-boss 10 queue to pg-boss 12");
   const limiters = createLimiters({ redis, pool: db.pool, config, logger });
   const lastUsed = createLastUsedTracker(db.pool, logger);
-  const urls = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+  const urls = {
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    // Outside production the refusal of a private address names the setting that allows it.
+    nameSettingInRefusal: config.nodeEnv !== "production",
+  };
   const worker = runWorker
     ? await startDeliveryWorker({
         queue,

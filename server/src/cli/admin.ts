@@ -1,7 +1,8 @@
 /**
  * Operators' CLI: `npm run admin -- <command> [options]`, JSON on stdout, against the server's database
- * (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR: the running one, or started for the command) and
- * its rate-limit store (REDIS_URL, or PostgreSQL).
+ * (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR: the running one, or started for the command, which
+ * stderr then says, with where) and its rate-limit store (REDIS_URL, or PostgreSQL). DATA_DIR has the service's
+ * default (`.data` in the folder it runs from: the repository's root for both `npm start` and `npm run admin`).
  *
  *   workspace:create --name N --owner-email E           → { "workspace_id", "user_id" }
  *   api-key:create --workspace W --name N --scopes a,b [--expires-at T]  → { "id", "key", "scopes" }
@@ -17,6 +18,7 @@ import { openDatabase } from "../db/database.ts";
 import { migrate } from "../db/migrate.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
 import { CommandError, clearLimit, createApiKey, createInvite, createWorkspace, listMail } from "./admin-commands.ts";
+import { embeddedState, startNotice } from "./embedded-state.ts";
 
 const USAGE = `usage: admin <command> [options]
   workspace:create --name N --owner-email E
@@ -52,7 +54,11 @@ async function main(): Promise<number> {
   const config = loadConfig();
   // Logs go to stderr: stdout is the command's JSON answer.
   const logger = pino({ level: process.env.LOG_LEVEL ?? "warn" }, pino.destination(2));
+  // Looked at before opening, which starts an embedded PostgreSQL when none runs there.
+  const found = config.databaseUrl === undefined ? embeddedState(config.dataDir) : undefined;
   const db = await openDatabase(config, logger);
+  const notice = found && startNotice(found, config.dataDir);
+  if (notice) process.stderr.write(`${notice}\n`);
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 2 })
     : undefined;

@@ -2,6 +2,11 @@
  * The API reference at `/docs`: Swagger UI served from the `swagger-ui-dist` npm package, reading
  * `/openapi.json`. Nothing is fetched from a CDN (these machines are offline, and a reference page should not
  * leak its readers to third parties); the Content-Security-Policy forbids any other origin.
+ *
+ * "Try it out" sends its requests to the service that served the page: the contract's server is a `{base_url}`
+ * template whose default is the default address (http://127.0.0.1:3000), which is wrong for a service on another
+ * PORT or HOST, or behind a proxy. The page's own origin is the address its reader reaches the service at, whatever
+ * the settings, so the page puts it first in the server list; `/openapi.json` itself stays the published contract.
  */
 
 import { createRequire } from "node:module";
@@ -41,13 +46,29 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// A file, not an inline script, so that the CSP can stay at script-src 'self'.
-const INIT = `window.ui = SwaggerUIBundle({
+// A file, not an inline script, so that the CSP can stay at script-src 'self'. The plugin wraps the action that
+// receives the parsed document (before Swagger UI resolves it and picks the first server).
+const INIT = `const thisService = () => ({
+  statePlugins: {
+    spec: {
+      wrapActions: {
+        updateJsonSpec: (original) => (spec) => {
+          if (!spec || typeof spec !== "object" || !Array.isArray(spec.servers)) return original(spec);
+          const here = { url: window.location.origin, description: "This service: the address this page came from" };
+          return original({ ...spec, servers: [here, ...spec.servers.filter((server) => server.url !== here.url)] });
+        },
+      },
+    },
+  },
+});
+
+window.ui = SwaggerUIBundle({
   url: "/openapi.json",
   dom_id: "#swagger-ui",
   deepLinking: true,
   validatorUrl: null,
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  plugins: [thisService],
   layout: "BaseLayout",
 });
 `;

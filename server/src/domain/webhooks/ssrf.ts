@@ -3,7 +3,9 @@
  * (loopback, private, link-local, CGNAT, unique-local, IPv4-mapped private, cloud metadata, multicast, reserved).
  * The name is resolved and checked when the subscription is saved, and again at every connection, which then uses
  * exactly the checked address (`pinnedLookup`): a name that later resolves elsewhere (DNS rebinding) is refused.
- * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` lifts the address rule, for local development and tests only.
+ * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` lifts the address rule, for local development and tests only. Outside
+ * production the refusal names that setting (a developer's first local receiver is refused otherwise with no way
+ * out in sight); in production it does not, since an answer to a customer must not reveal how the service is run.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { promisify } from "node:util";
@@ -60,8 +62,13 @@ export function blockedAddress(address: string): string | undefined {
 
 export interface UrlCheckOptions {
   allowPrivateNetworks: boolean;
+  /** Name the setting that allows private addresses when refusing one (outside production only; default false). */
+  nameSettingInRefusal?: boolean;
   resolve?: (host: string) => Promise<string[]>;
 }
+
+/** The setting that lifts the address rule, as the operator writes it. */
+const ALLOW_PRIVATE_SETTING = "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true";
 
 const defaultResolve = async (host: string) => (await lookupAll(host, { all: true })).map((entry) => entry.address);
 
@@ -93,8 +100,13 @@ export async function checkWebhookUrl(raw: string, options: UrlCheckOptions): Pr
   if (addresses.length === 0) throw refuse(`${host} does not resolve.`);
   for (const address of addresses) {
     const reason = blockedAddress(address);
-    if (reason)
-      throw refuse(`${host} resolves to a ${reason} address (${address}); webhooks go to public addresses only.`);
+    if (!reason) continue;
+    const refusal = `${host} resolves to a ${reason} address (${address}); webhooks go to public addresses only.`;
+    throw refuse(
+      options.nameSettingInRefusal
+        ? `${refusal} For a receiver on your own machine or network, start the service with ${ALLOW_PRIVATE_SETTING} (local development only).`
+        : refusal,
+    );
   }
 }
 
