@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { listOutbox } from "../../server/src/mail/outbox.ts";
 import { launchChromium, SCREENSHOT_DIR } from "../helpers/browser.ts";
@@ -151,4 +151,33 @@ export async function signInViaConsole(page: Page, email: string, password = PAS
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+}
+
+/** The text a control's aria-describedby points at, as a screen reader reads it after the name. */
+export function describedBy(control: Locator): Promise<string> {
+  return control.evaluate((element) =>
+    (element.getAttribute("aria-describedby") ?? "")
+      .split(/\s+/)
+      .map((id) => (id ? (document.getElementById(id)?.textContent ?? "") : ""))
+      .join(" ")
+      .trim(),
+  );
+}
+
+/** Whether the control has the keyboard focus. */
+export function isFocused(control: Locator): Promise<boolean> {
+  return control.evaluate((element) => element === document.activeElement);
+}
+
+/**
+ * Whether a control can be clicked where it is: inside the viewport and not covered (what a person at that screen
+ * size sees without scrolling).
+ */
+export function isInView(control: Locator): Promise<boolean> {
+  return control.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+    const inViewport = box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.right <= innerWidth;
+    return inViewport && element.contains(document.elementFromPoint(x, y));
+  });
 }

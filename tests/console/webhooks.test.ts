@@ -2,7 +2,7 @@ import { verifyWebhook } from "@service/webhook-verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capture, runBrowserTests } from "../helpers/browser.ts";
 import { makeCertificates, type Receiver, startReceiver } from "../helpers/receiver.ts";
-import { accountViaApi, signInViaConsole, uniqueEmail, useConsole } from "./harness.ts";
+import { accountViaApi, describedBy, isFocused, signInViaConsole, uniqueEmail, useConsole } from "./harness.ts";
 
 // The receiver's CA exists before the server starts, which trusts it through NODE_EXTRA_CA_CERTS.
 const certificates = makeCertificates();
@@ -28,7 +28,6 @@ describe.runIf(runBrowserTests)("console: webhooks", () => {
     const dialog = page.getByRole("dialog", { name: "Add endpoint" });
     const create = dialog.getByRole("button", { name: "Create endpoint" });
     await dialog.getByLabel("Endpoint URL").fill("http://hooks.example.com/in");
-    expect(await create.isDisabled()).toBe(true);
     await dialog.getByRole("checkbox", { name: "lead.captured", exact: true }).check();
     await create.click();
     await expect
@@ -39,6 +38,33 @@ describe.runIf(runBrowserTests)("console: webhooks", () => {
     await dialog.getByLabel("Endpoint URL").fill("https://user:secret@hooks.example.com/in");
     await create.click();
     await expect.poll(() => dialog.getByRole("alert").innerText()).toContain("must not carry credentials");
+  });
+
+  it("says at the fields what an endpoint still needs when Create endpoint is pressed too early", async () => {
+    const page = await harness().newPage();
+    await signInViaConsole(page, email);
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add endpoint" });
+    const create = dialog.getByRole("button", { name: "Create endpoint" });
+    const url = dialog.getByRole("textbox", { name: "Endpoint URL" });
+    const events = dialog.getByRole("group", { name: "Events to send" });
+
+    expect(await create.isEnabled()).toBe(true);
+    await create.click();
+    await expect.poll(() => describedBy(url)).toContain("Enter the URL of your endpoint.");
+    expect(await url.getAttribute("aria-invalid")).toBe("true");
+    expect(await isFocused(url)).toBe(true);
+    expect(await describedBy(events)).toBe("Choose at least one event.");
+    await capture(page, "webhook-add-missing");
+
+    await url.fill(`${receiver.url}/missing`);
+    await create.click();
+    const leadCaptured = dialog.getByRole("checkbox", { name: "lead.captured", exact: true });
+    await expect.poll(() => isFocused(leadCaptured)).toBe(true);
+    expect(await describedBy(url)).not.toContain("Enter the URL");
+    await leadCaptured.check();
+    expect(await describedBy(events)).toBe("");
   });
 
   it("adds an endpoint, sends a test event that verifies, lists the delivery and redelivers it", async () => {

@@ -1,21 +1,26 @@
 /**
  * A fieldset of checkboxes. Each box's accessible name is its value alone (`leads:read`, `lead.captured`), as the
- * contract writes it; the description in words is attached with aria-describedby.
+ * contract writes it; the description in words is attached with aria-describedby. An error (nothing chosen) is shown
+ * under the legend and attached to the fieldset, as for a field.
  */
-import { useId } from "react";
+import { type Ref, useId } from "react";
 
 export function CheckboxGroup<T extends string>({
+  ref,
   legend,
   options,
   checked,
   onChange,
   describe,
+  error,
 }: {
+  ref?: Ref<HTMLFieldSetElement>;
   legend: string;
   options: readonly T[];
   checked: ReadonlySet<T>;
   onChange: (next: Set<T>) => void;
   describe?: (value: T) => string;
+  error?: string | undefined;
 }) {
   const id = useId();
   function toggle(value: T, on: boolean) {
@@ -25,8 +30,13 @@ export function CheckboxGroup<T extends string>({
     onChange(next);
   }
   return (
-    <fieldset className="checkboxes">
+    <fieldset ref={ref} className="checkboxes" aria-describedby={error ? `${id}-error` : undefined}>
       <legend>{legend}</legend>
+      {error ? (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
       {options.map((value) => {
         const inputId = `${id}-${value}`;
         return (

@@ -1,7 +1,9 @@
 /** A labelled text input with its hint and its error, wired for screen readers. */
-import { type InputHTMLAttributes, useId } from "react";
+import { type InputHTMLAttributes, type Ref, useId } from "react";
 
 interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "id"> {
+  /** The input itself, to move focus to it when a form names what is missing. */
+  ref?: Ref<HTMLInputElement>;
   label: string;
   hint?: string;
   error?: string | undefined;

@@ -1,5 +1,5 @@
 /** Loading, empty and error states, the same on every page. */
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useRef } from "react";
 import { describeError } from "../api/errors.ts";
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
@@ -34,10 +34,17 @@ export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () =>
   );
 }
 
-/** A message after an action: errors are announced at once (role=alert), the rest politely. */
+/**
+ * A message after an action: errors are announced at once (role=alert), the rest politely. An error also scrolls
+ * into view: in a dialog whose actions stay in view, the button can be pressed with the error's place scrolled away.
+ */
 export function Notice({ tone, children }: { tone: "error" | "success" | "info" | "warning"; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (tone === "error") ref.current?.scrollIntoView({ block: "nearest" });
+  }, [tone]);
   return (
-    <div className={`notice notice-${tone}`} role={tone === "error" ? "alert" : "status"}>
+    <div ref={ref} className={`notice notice-${tone}`} role={tone === "error" ? "alert" : "status"}>
       {children}
     </div>
   );

@@ -10,6 +10,7 @@ import { describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
 import { Field } from "../../components/field.tsx";
 import { Notice } from "../../components/states.tsx";
+import { rememberVerificationEmail } from "../../lib/verification-email.ts";
 import { paths } from "../../routes.ts";
 
 function EmailRequestPage({
@@ -82,7 +83,11 @@ export function ResendVerificationPage() {
       title="Resend verification"
       intro="Enter the address you signed up with: we will send it a new confirmation link."
       submitLabel="Resend verification e-mail"
-      send={(email) => unwrap(api.POST("/api/auth/resend-verification", { body: { email } }))}
+      send={async (email) => {
+        const answer = await unwrap(api.POST("/api/auth/resend-verification", { body: { email } }));
+        rememberVerificationEmail(email.trim());
+        return answer;
+      }}
       done={(email) => (
         <>
           If <strong>{email}</strong> is waiting for confirmation, a new link is on its way. Links can be sent once a

@@ -1,7 +1,11 @@
-/** Sign in, then back to the page that asked for it (`?next=`), or to the developer settings. */
+/**
+ * Sign in, then back to the page that asked for it (`?next=`), or to the developer settings. After a verification
+ * link, the e-mail field starts with the address the history state carries (see verify-email.tsx).
+ */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
+import { useHistoryState } from "wouter/use-browser-location";
 import { api } from "../../api/client.ts";
 import { ApiError, describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
@@ -30,7 +34,8 @@ export function SignInPage() {
   const next = safeNext(params.get("next"));
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
+  const carried = useHistoryState<{ email?: unknown } | null>()?.email;
+  const [email, setEmail] = useState(typeof carried === "string" ? carried : "");
   const [password, setPassword] = useState("");
 
   const signIn = useMutation({

@@ -10,6 +10,7 @@ import { ApiError, describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
 import { Field } from "../../components/field.tsx";
 import { Loading, Notice } from "../../components/states.tsx";
+import { rememberVerificationEmail } from "../../lib/verification-email.ts";
 import { paths } from "../../routes.ts";
 
 function refusal(error: unknown): string {
@@ -49,7 +50,10 @@ export function SignUpPage() {
           },
         }),
       ),
-    onSuccess: () => navigate(`${paths.checkInbox}?email=${encodeURIComponent(email.trim())}`),
+    onSuccess: () => {
+      rememberVerificationEmail(email.trim());
+      navigate(`${paths.checkInbox}?email=${encodeURIComponent(email.trim())}`);
+    },
   });
 
   function submit(event: FormEvent) {

@@ -1,6 +1,8 @@
 /**
  * The verification link's page: posts the token once and continues, signed in when a session exists, otherwise
- * to Sign in. A token is single-use, so a re-render never posts it twice.
+ * to Sign in, with the address this browser last asked a link for in the history state (not the URL): its e-mail field
+ * starts with it.
+ * A token is single-use, so a re-render never posts it twice.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
@@ -10,6 +12,7 @@ import { ApiError, describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
 import { Loading, Notice } from "../../components/states.tsx";
 import { takeHashToken } from "../../lib/hash-token.ts";
+import { takeVerificationEmail } from "../../lib/verification-email.ts";
 import { paths } from "../../routes.ts";
 import { sessionQuery } from "../../session/session.ts";
 
@@ -24,7 +27,9 @@ export function VerifyEmailPage() {
         () => true,
         () => false,
       );
-      navigate(signedIn ? paths.developers : `${paths.signIn}?notice=verified`, { replace: true });
+      const email = takeVerificationEmail();
+      if (signedIn) navigate(paths.developers, { replace: true });
+      else navigate(`${paths.signIn}?notice=verified`, { replace: true, state: email ? { email } : null });
     },
   });
   const { mutate } = verify;

@@ -1,9 +1,10 @@
 /**
  * Add new key: a name, scopes grouped by resource (none checked at first: least privilege), an optional expiry.
- * The new key is shown once.
+ * The new key is shown once. Create key stays enabled: pressed too early, it says at the fields what is missing and
+ * moves focus to the first of them (a disabled button could not be focused and said nothing about why).
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
 import { api } from "../../api/client.ts";
 import { describeError, unwrap } from "../../api/errors.ts";
 import { type ApiKeyWithSecret, queryKeys } from "../../api/queries.ts";
@@ -32,6 +33,9 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSec
   const csrf = useCsrfHeader();
   const queryClient = useQueryClient();
   const expiryId = useId();
+  const scopesId = useId();
+  const nameInput = useRef<HTMLInputElement>(null);
+  const scopeGroups = useRef<HTMLFieldSetElement>(null);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
   const [expiryDays, setExpiryDays] = useState(0);
@@ -52,37 +56,60 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSec
       onCreated(key);
     },
   });
-  const ready = name.trim() !== "" && scopes.size > 0;
+  const [tried, setTried] = useState(false);
+  const nameMissing = name.trim() === "";
+  const scopesMissing = scopes.size === 0;
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    if (ready) create.mutate();
+    if (nameMissing || scopesMissing) {
+      setTried(true);
+      if (nameMissing) nameInput.current?.focus();
+      else scopeGroups.current?.querySelector("input")?.focus();
+      return;
+    }
+    create.mutate();
   }
 
   return (
-    <form onSubmit={submit}>
+    <form onSubmit={submit} noValidate>
       <Field
+        ref={nameInput}
         label="Name"
         required
         maxLength={100}
         hint="Who uses it, so that you know what breaks if you revoke it: “Zapier”, “CRM sync”."
+        error={tried && nameMissing ? "Enter a name for the key." : undefined}
         value={name}
         onChange={(event) => setName(event.target.value)}
       />
-      <p className="field-label">Scopes</p>
-      <p className="field-hint">Choose what this key may do. Grant the fewest a client needs.</p>
-      <div className="scope-groups">
-        {GROUPS.map((group) => (
-          <CheckboxGroup
-            key={group.resource}
-            legend={group.label}
-            options={group.scopes}
-            checked={scopes}
-            onChange={setScopes}
-            describe={describeScope}
-          />
-        ))}
-      </div>
+      <fieldset
+        ref={scopeGroups}
+        className="scopes"
+        aria-describedby={`${scopesId}-hint${tried && scopesMissing ? ` ${scopesId}-error` : ""}`}
+      >
+        <legend>Scopes</legend>
+        <p id={`${scopesId}-hint`} className="field-hint">
+          Choose what this key may do. Grant the fewest a client needs.
+        </p>
+        {tried && scopesMissing ? (
+          <p id={`${scopesId}-error`} className="field-error">
+            Choose at least one scope.
+          </p>
+        ) : null}
+        <div className="scope-groups">
+          {GROUPS.map((group) => (
+            <CheckboxGroup
+              key={group.resource}
+              legend={group.label}
+              options={group.scopes}
+              checked={scopes}
+              onChange={setScopes}
+              describe={describeScope}
+            />
+          ))}
+        </div>
+      </fieldset>
       <div className="field">
         <label htmlFor={expiryId}>Expiry</label>
         <select id={expiryId} value={expiryDays} onChange={(event) => setExpiryDays(Number(event.target.value))}>
@@ -98,7 +125,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSec
         <button type="button" className="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="submit" className="button button-primary" disabled={!ready || create.isPending}>
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
           Create key
         </button>
       </div>

@@ -1,6 +1,9 @@
-/** Add endpoint: an HTTPS URL and the events to receive; the signing secret is shown once. */
+/**
+ * Add endpoint: an HTTPS URL and the events to receive; the signing secret is shown once. Create endpoint stays
+ * enabled and, pressed too early, says at the fields what is missing (as Add new key does).
+ */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { Link } from "wouter";
 import { api } from "../../api/client.ts";
 import { ApiError, describeError, unwrap } from "../../api/errors.ts";
@@ -48,6 +51,8 @@ function CreateEndpointForm({
 }) {
   const csrf = useCsrfHeader();
   const queryClient = useQueryClient();
+  const urlInput = useRef<HTMLInputElement>(null);
+  const eventsGroup = useRef<HTMLFieldSetElement>(null);
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<Set<EventType>>(new Set());
@@ -68,20 +73,30 @@ function CreateEndpointForm({
       onCreated(webhook);
     },
   });
-  const ready = url.trim() !== "" && events.size > 0;
+  const [tried, setTried] = useState(false);
+  const urlMissing = url.trim() === "";
+  const eventsMissing = events.size === 0;
   function submit(event: FormEvent) {
     event.preventDefault();
-    if (ready) create.mutate();
+    if (urlMissing || eventsMissing) {
+      setTried(true);
+      if (urlMissing) urlInput.current?.focus();
+      else eventsGroup.current?.querySelector("input")?.focus();
+      return;
+    }
+    create.mutate();
   }
   return (
     <form onSubmit={submit} noValidate>
       <Field
+        ref={urlInput}
         label="Endpoint URL"
         type="url"
         inputMode="url"
         required
         placeholder="https://example.com/webhooks"
         hint="HTTPS only. Private and local addresses are refused unless the service allows them."
+        error={tried && urlMissing ? "Enter the URL of your endpoint." : undefined}
         value={url}
         onChange={(event) => setUrl(event.target.value)}
       />
@@ -93,18 +108,20 @@ function CreateEndpointForm({
         onChange={(event) => setDescription(event.target.value)}
       />
       <CheckboxGroup
+        ref={eventsGroup}
         legend="Events to send"
         options={EVENT_TYPES}
         checked={events}
         onChange={setEvents}
         describe={(type) => EVENT_DESCRIPTIONS[type]}
+        error={tried && eventsMissing ? "Choose at least one event." : undefined}
       />
       {create.error ? <Notice tone="error">{urlRefusal(create.error)}</Notice> : null}
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="submit" className="button button-primary" disabled={!ready || create.isPending}>
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
           Create endpoint
         </button>
       </div>
