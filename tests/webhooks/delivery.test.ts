@@ -53,6 +53,38 @@ async function onceDisabled(client: ServiceClient, webhookId: string) {
   }
 }
 
+/** A subscription to `path`, answered 503 with `Retry-After: 120`, and its delivery once attempt 1 is recorded. */
+async function waitingOnRetry(path: string) {
+  const client = await newClient();
+  receiver.respond = (request) =>
+    request.path === path ? { status: 503, headers: { "retry-after": "120" } } : { status: 204 };
+  const subscription = ok(
+    await client.POST("/v1/webhooks", { body: { url: `${receiver.url}${path}`, events: ["lead.captured"] } }),
+  );
+  ok(await client.POST("/v1/leads", { body: { name: path } }));
+  await receiver.waitFor(1, path);
+  const delivery = await settled(client, subscription.id, (d) => d.attempt_count === 1);
+  return { client, subscription, delivery, id: delivery?.id ?? "" };
+}
+
+/** Runs `inspect` with a pg-boss of the service's queue schema that neither migrates nor maintains anything. */
+async function withQueue(inspect: (boss: PgBoss) => Promise<void>): Promise<void> {
+  const boss = new PgBoss({
+    connectionString: service.databaseUrl,
+    schema: QUEUE_SCHEMA,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+    max: 1,
+  });
+  await boss.start();
+  try {
+    await inspect(boss);
+  } finally {
+    await boss.stop({ graceful: false });
+  }
+}
+
 describe("signed webhook delivery", () => {
   it("delivers lead.captured, conversation.created and ticket.updated, verified by our verifier and by standardwebhooks", async () => {
     const client = await newClient();
@@ -130,61 +162,22 @@ describe("signed webhook delivery", () => {
   });
 
   it("keeps a failing receiver's next attempt waiting in pg-boss, with the schedule's startAfter", async () => {
-    const client = await newClient();
-    receiver.respond = (request) =>
-      request.path === "/later" ? { status: 503, headers: { "retry-after": "120" } } : { status: 204 };
-    const subscription = ok(
-      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/later`, events: ["lead.captured"] } }),
-    );
-    ok(await client.POST("/v1/leads", { body: { name: "Later" } }));
-    await receiver.waitFor(1, "/later");
-    const delivery = await settled(client, subscription.id, (d) => d.attempt_count === 1);
+    const { delivery, id } = await waitingOnRetry("/later");
     expect(delivery).toMatchObject({ status: "pending", attempt_count: 1 });
     const due = Date.parse(delivery?.next_attempt_at ?? "");
     // At least the receiver's Retry-After (120 s), more than the schedule's 0.3 s.
     expect(due - Date.now()).toBeGreaterThan(110_000);
-
-    const boss = new PgBoss({
-      connectionString: service.databaseUrl,
-      schema: QUEUE_SCHEMA,
-      supervise: false,
-      schedule: false,
-      migrate: false,
-      max: 1,
-    });
-    await boss.start();
-    try {
-      const id = delivery?.id ?? "";
+    await withQueue(async (boss) => {
       expect(await boss.getJobById(DELIVERY_QUEUE, deliveryJobId(id, 1))).toMatchObject({ state: "completed" });
       const next = await boss.getJobById(DELIVERY_QUEUE, deliveryJobId(id, 2));
       expect(next).toMatchObject({ state: "created", data: { delivery_id: id, attempt: 2 } });
       expect(Math.abs((next?.startAfter.getTime() ?? 0) - due)).toBeLessThan(2_000);
-    } finally {
-      await boss.stop({ graceful: false });
-    }
+    });
   });
 
   it("settles a delivery as failed once its attempt's job has failed every time pg-boss tried it", async () => {
-    const client = await newClient();
-    receiver.respond = (request) =>
-      request.path === "/poison" ? { status: 503, headers: { "retry-after": "120" } } : { status: 204 };
-    const subscription = ok(
-      await client.POST("/v1/webhooks", { body: { url: `${receiver.url}/poison`, events: ["lead.captured"] } }),
-    );
-    ok(await client.POST("/v1/leads", { body: { name: "Poison" } }));
-    await receiver.waitFor(1, "/poison");
-    const delivery = await settled(client, subscription.id, (d) => d.attempt_count === 1);
-    const id = delivery?.id ?? "";
-    const boss = new PgBoss({
-      connectionString: service.databaseUrl,
-      schema: QUEUE_SCHEMA,
-      supervise: false,
-      schedule: false,
-      migrate: false,
-      max: 1,
-    });
-    await boss.start();
-    try {
+    const { client, subscription, id } = await waitingOnRetry("/poison");
+    await withQueue(async (boss) => {
       // Attempt 2's job, tried as often as its retry limit allows (each try counted when a worker took it), fails once
       // more, as a worker's crash or an outcome that could not be recorded fails it.
       const job = deliveryJobId(id, 2);
@@ -194,9 +187,7 @@ describe("signed webhook delivery", () => {
       ]);
       await boss.fail(DELIVERY_QUEUE, job, { message: "crashed" });
       expect(await boss.getJobById(DELIVERY_QUEUE, job)).toMatchObject({ state: "failed", retryCount: 10 });
-    } finally {
-      await boss.stop({ graceful: false });
-    }
+    });
     const given = await settled(client, subscription.id);
     expect(given).toMatchObject({ id, status: "failed", attempt_count: 1, next_attempt_at: null });
     expect(service.server.logs.some((entry) => entry.msg?.toString().startsWith("delivery given up"))).toBe(true);

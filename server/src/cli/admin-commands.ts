@@ -10,10 +10,10 @@ import { loadOpenApiDocument } from "../http/openapi-document.ts";
 import { clientIpKey } from "../lib/client-ip.ts";
 import { normalizeEmail } from "../lib/email-address.ts";
 import { newId } from "../lib/ids.ts";
+import { LIMITER_NAMES, type LimiterName } from "../lib/limiter-names.ts";
 import { randomToken, sha256 } from "../lib/secrets.ts";
 import { listOutbox } from "../mail/outbox.ts";
 import type { Limiters } from "../rate-limit/limiters.ts";
-import { LIMITER_NAMES, type LimiterName } from "../rate-limit/policy.ts";
 
 export class CommandError extends Error {}
 

@@ -26,15 +26,8 @@ import type { Logger } from "pino";
 import { type RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import { withDeadline } from "../lib/deadline.ts";
-import {
-  type CounterState,
-  decide,
-  effectiveRule,
-  LIMITER_NAMES,
-  type LimitDecision,
-  type LimiterName,
-  type LimitRule,
-} from "./policy.ts";
+import { LIMITER_NAMES, type LimiterName } from "../lib/limiter-names.ts";
+import { type CounterState, decide, effectiveRule, type LimitDecision, type LimitRule } from "./policy.ts";
 
 /** How long the limiters count in PostgreSQL after a Redis failure before they try Redis again. */
 const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;

@@ -8,7 +8,6 @@
 import type { LimiterName, LimitOverrides } from "../lib/limiter-names.ts";
 
 // With the rules, for their users (limiters.ts, the admin CLI).
-export { LIMITER_NAMES, type LimiterName } from "../lib/limiter-names.ts";
 
 type LimitKeyKind = "ip" | "email" | "api-key" | "user";
 
