@@ -15,10 +15,11 @@ import { Redis } from "ioredis";
 import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/database.ts";
+import { embeddedState } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
 import { CommandError, clearLimit, createApiKey, createInvite, createWorkspace, listMail } from "./admin-commands.ts";
-import { embeddedState, startNotice } from "./embedded-state.ts";
+import { startNotice } from "./embedded-state.ts";
 
 const USAGE = `usage: admin <command> [options]
   workspace:create --name N --owner-email E

@@ -94,6 +94,16 @@ function runningPort(pgDir: string): number | undefined {
   }
 }
 
+/**
+ * What is under `dataDir` before a start: a live server (`running`), a data folder no server runs on (`stopped`), or
+ * none (`absent`).
+ */
+export function embeddedState(dataDir: string): "running" | "stopped" | "absent" {
+  const pgDir = join(dataDir, "postgres");
+  if (runningPort(pgDir) !== undefined) return "running";
+  return existsSync(join(pgDir, "PG_VERSION")) ? "stopped" : "absent";
+}
+
 function password(dataDir: string): string {
   const file = join(dataDir, "postgres.password");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
