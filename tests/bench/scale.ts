@@ -96,7 +96,7 @@ const database = await benchDatabase();
 const pool = new pg.Pool({ connectionString: database.url, max: 6 });
 pool.on("error", () => undefined);
 try {
-  const certificates = makeCertificates();
+  const certificates = await makeCertificates();
   const receiver = await startCountReceiver(dirname(certificates.caFile));
   children.push(receiver.child);
   const env = benchServiceEnv(database.url, {

@@ -19,7 +19,7 @@ import { benchServiceEnv } from "./service-env.ts";
 
 const database = await benchDatabase();
 
-const certificates = makeCertificates();
+const certificates = await makeCertificates();
 const receiver = await startReceiver(certificates);
 const env = benchServiceEnv(database.url, {
   NODE_EXTRA_CA_CERTS: certificates.caFile,

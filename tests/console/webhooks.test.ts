@@ -5,7 +5,7 @@ import { makeCertificates, type Receiver, startReceiver } from "../helpers/recei
 import { accountViaApi, describedBy, isFocused, signInViaConsole, uniqueEmail, useConsole } from "./harness.ts";
 
 // The receiver's CA exists before the server starts, which trusts it through NODE_EXTRA_CA_CERTS.
-const certificates = makeCertificates();
+const certificates = await makeCertificates();
 
 describe.runIf(runBrowserTests)("console: webhooks", () => {
   const harness = useConsole({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", NODE_EXTRA_CA_CERTS: certificates.caFile });

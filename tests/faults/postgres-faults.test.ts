@@ -39,7 +39,7 @@ describe("PostgreSQL failing under the service", () => {
 
   beforeAll(async () => {
     database = await startPrivatePostgres();
-    const certificates = makeCertificates();
+    const certificates = await makeCertificates();
     receiver = await startReceiver(certificates);
     server = await runServer(
       [],

@@ -1,49 +1,24 @@
 /**
- * A local HTTPS webhook receiver with its own certificate authority (made with openssl for the test run). The
- * service under test trusts the CA through Node's NODE_EXTRA_CA_CERTS, as production would for a private CA.
+ * A local HTTPS webhook receiver with its own certificate authority, made for the test run as `npm run receiver`
+ * makes its own (scripts/receiver-ca.ts, no openssl). The service under test trusts the CA through Node's
+ * NODE_EXTRA_CA_CERTS, as production would for a private CA.
  */
-import { execFileSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadCertificates } from "../../scripts/receiver-ca.ts";
 
 export interface Certificates {
   caFile: string;
-  key: Buffer;
-  cert: Buffer;
+  key: string;
+  cert: string;
 }
 
-export function makeCertificates(): Certificates {
-  const dir = mkdtempSync(join(tmpdir(), "receiver-ca-"));
-  const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Webhook Test CA");
-  run("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost");
-  writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  run(
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "server.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "san.ext",
-  );
-  return {
-    caFile: join(dir, "ca.pem"),
-    key: readFileSync(join(dir, "server.key")),
-    cert: readFileSync(join(dir, "server.pem")),
-  };
+export async function makeCertificates(): Promise<Certificates> {
+  const { caFile, key, cert } = await loadCertificates(mkdtempSync(join(tmpdir(), "receiver-ca-")));
+  return { caFile, key, cert };
 }
 
 interface Received {

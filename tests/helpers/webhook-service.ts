@@ -22,7 +22,7 @@ export interface WebhookService {
 }
 
 export async function startWebhookService(env: Record<string, string>): Promise<WebhookService> {
-  const certificates = makeCertificates();
+  const certificates = await makeCertificates();
   const receiver = await startReceiver(certificates);
   const database = await createTestDatabase();
   const server = await runServer(

@@ -23,7 +23,7 @@ describe("a worker killed during a burst", () => {
   });
 
   it(`loses none of ${EVENTS} events`, { timeout: 180_000 }, async () => {
-    const certificates = makeCertificates();
+    const certificates = await makeCertificates();
     const receiver = await startReceiver(certificates);
     cleanup.push(() => receiver.close());
     const database = await createTestDatabase();

@@ -57,7 +57,7 @@ beforeAll(async () => {
   await old.stop({ graceful: false, wait: true });
 
   // Deliveries as the previous version queued them: due now, a retry come due, one leased when it stopped, one done.
-  const certificates = makeCertificates();
+  const certificates = await makeCertificates();
   receiver = await startReceiver(certificates);
   const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Old", ownerEmail: "old@example.com" });
   const { id: webhookId } = await createWebhook(

@@ -83,8 +83,9 @@ describe("the headers of an attempt", () => {
   });
 });
 
+const certificates = await makeCertificates();
+
 describe("one POST", () => {
-  const certificates = makeCertificates();
   let server: Server;
   let base: string;
   const http = (timeoutMs = 2_000, allowPrivateNetworks = true): DeliveryHttp => ({
