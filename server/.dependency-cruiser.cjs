@@ -1,5 +1,5 @@
 /**
- * The server's layers, which point one way (README, "Layout"):
+ * The server's layers, which point one way (docs/architecture.md, "The layers, and why they point one way"):
  *
  *   main.ts, service.ts, cluster.ts,    wiring: builds everything, and the process's own settings (V8's flags,
  *   gc-flags.ts, priority.ts, cli/      the worker's CPU priority)

@@ -105,10 +105,17 @@ afterAll(() => {
 });
 
 describe.each(PACKAGES)("the %s tarball", (name) => {
-  it("ships the builds, declarations, README and LICENSE, and no sources or tests", async () => {
+  it("ships the builds, declarations, README, CHANGELOG and LICENSE, and no sources or tests", async () => {
     const { stdout } = await sh("tar", ["-tzf", tarballs[name]], work);
     const files = stdout.trim().split("\n");
-    expect(files).toEqual(expect.arrayContaining(["package/LICENSE", "package/README.md", "package/dist/index.cjs"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package/LICENSE",
+        "package/README.md",
+        "package/CHANGELOG.md",
+        "package/dist/index.cjs",
+      ]),
+    );
     expect(files.filter((file) => /\.test\.|\/src\/|\.map$|tsconfig|tsup\.config/.test(file))).toEqual([]);
   });
 
