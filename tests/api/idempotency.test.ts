@@ -67,6 +67,35 @@ describe("Idempotency-Key on writes", () => {
     expect(again.body).toEqual(first.body);
   });
 
+  it("replays the first answer when a retry's own run would fail, and leaves nothing of that run", async () => {
+    const { key: token, workspaceId } = await workspaceWithKey(service(), ["leads:write"]);
+    const externalId = `crm-${Date.now()}`;
+    const first = await post("retry-external-id", token, { name: "Ada", external_id: externalId });
+    expect(first.response.status).toBe(201);
+    // Run again, this create would be a 409 EXTERNAL_ID_TAKEN (the first run took the external_id): the key's stored
+    // answer wins.
+    const again = await post("retry-external-id", token, { external_id: externalId, name: "Ada" });
+    expect(again.response.status).toBe(201);
+    expect(again.response.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    // A retried delete replays its 204, not the 404 that deleting a deleted lead would be.
+    const remove = (key: string) =>
+      service().fetch(`/v1/leads/${first.body.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${token}`, "idempotency-key": key },
+      });
+    expect((await remove("retry-delete")).status).toBe(204);
+    const replayed = await remove("retry-delete");
+    expect(replayed.status).toBe(204);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect((await remove("another-delete")).status).toBe(404);
+    const { rows } = await service().service.db.pool.query(
+      "SELECT (SELECT count(*)::int FROM leads WHERE workspace_id = $1) AS leads, (SELECT count(*)::int FROM events WHERE workspace_id = $1) AS events",
+      [workspaceId],
+    );
+    expect(rows[0], "one lead made, then deleted; one event").toEqual({ leads: 0, events: 1 });
+  });
+
   it("answers 422 IDEMPOTENCY_KEY_REUSED for the same key with another body or path", async () => {
     const { key: token } = await (await import("../helpers/accounts.ts")).workspaceWithKey(service(), [
       "leads:write",

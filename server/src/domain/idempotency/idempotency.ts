@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
+import { isDatabaseUnavailable } from "../../db/unavailable.ts";
 import { AppError } from "../../errors.ts";
 
 const IDEMPOTENCY_TTL_HOURS = 24;
@@ -75,11 +76,15 @@ const KEY_TAKEN = "IK001";
  * Runs `effect` in a transaction, idempotently when `context.key` is set. Returns the answer and whether it is a
  * replay.
  *
- * With a key, the statements cost no round trip more than a plain write: the look-up of a stored answer travels
- * with BEGIN, and the key is recorded with its lock timeout and COMMIT in one query. The key row is inserted after the
- * effect: a duplicate that runs meanwhile blocks on that insert until the first commits, records nothing, and
- * `record_idempotency_key()` (migration 0007) raises IK001 so that its COMMIT does not run; it then rolls its own
- * effect back and replays the first answer.
+ * Optimistic: the effect runs first, and its key is recorded with its answer, its lock timeout and COMMIT in one query.
+ * A key that another request recorded first, committed or in flight, makes `record_idempotency_key()` (migration
+ * 0007) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
+ * query before its COMMIT. Whenever the write does not commit, its effect is rolled back and a stored answer under the
+ * key, if any, is what the caller gets: a retry replays the first answer rather than the error its second run met
+ * (a lead's `external_id` already taken by the first run, a ticket already moved, a lead already deleted).
+ *
+ * So a first request costs no look-up: it is one statement less for PostgreSQL to parse, plan and run on every
+ * idempotent write, and the rare retry pays for it by running its effect once more and rolling it back.
  */
 export async function idempotentWrite<T>(
   pool: pg.Pool,
@@ -95,29 +100,13 @@ export async function idempotentWrite<T>(
   // printable ASCII (the contract's pattern), and the fingerprint is hex.
   const workspace = client.escapeLiteral(context.workspaceId);
   const key = client.escapeLiteral(context.key);
-  const lookup = `SELECT fingerprint, response_status, response_body FROM idempotency_keys
-    WHERE workspace_id = ${workspace} AND key = ${key} AND expires_at > now()`;
   const waitMs = Math.trunc(context.inFlightWaitMs);
-  let released = false;
-  const release = (error?: Error | boolean) => {
-    released = true;
-    client.release(error);
-  };
+  let committed = false;
   try {
-    const [, found] = (await client.query(`BEGIN; ${lookup}`)) as unknown as [
-      pg.QueryResult,
-      pg.QueryResult<StoredAnswer<T>>,
-    ];
-    const stored = found.rows[0];
-    if (stored) {
-      await client.query("ROLLBACK");
-      release();
-      return replayOf(stored, print);
-    }
+    await client.query("BEGIN");
     const answer = await effect(client);
     // The insert may wait for a duplicate in flight up to the lock timeout: the statement timeouts (the server's
-    // and the client's) are raised above it for the rest of the transaction, or they would end the wait first. A
-    // key taken meanwhile is an error (IK001), which stops the query before its COMMIT.
+    // and the client's) are raised above it for the rest of the transaction, or they would end the wait first.
     await client.query({
       text: `SET LOCAL lock_timeout = ${waitMs};
       SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
@@ -126,31 +115,51 @@ export async function idempotentWrite<T>(
       COMMIT`,
       query_timeout: waitMs + 2 * STATEMENT_MARGIN_MS,
     } as pg.QueryConfig);
-    release();
+    committed = true;
+    client.release();
     return { answer, replayed: false };
   } catch (error) {
-    if (released) throw error;
-    // Whatever failed, the effect is undone: rolled back, or the connection dropped (PostgreSQL rolls it back).
-    if ((error as { code?: string }).code !== KEY_TAKEN) {
-      await releaseAfterFailure(client, error);
-      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-        throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
-          detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
-          headers: { "Retry-After": "1" },
-          cause: error,
-        });
-      }
-      throw error;
-    }
-    try {
-      await client.query("ROLLBACK");
-      const { rows } = await client.query<StoredAnswer<T>>(lookup);
-      release();
-      if (rows[0]) return replayOf(rows[0], print);
-      throw new AppError("IDEMPOTENCY_KEY_IN_USE", { headers: { "Retry-After": "1" } });
-    } catch (failure) {
-      if (!released) release(failure instanceof Error ? failure : true);
-      throw failure;
-    }
+    if (committed) throw error;
+    return await answerAfterFailure(client, error, { workspace, key, print });
   }
+}
+
+/**
+ * The answer to a write with a key that did not commit (its effect is undone): the answer stored under the key when
+ * there is one, else the failure itself, or a 409 when the key was taken by a request that is still in flight.
+ */
+async function answerAfterFailure<T>(
+  client: pg.PoolClient,
+  error: unknown,
+  stored: { workspace: string; key: string; print: Buffer },
+): Promise<{ answer: WriteAnswer<T>; replayed: true }> {
+  // A connection that failed is not asked again (PostgreSQL rolls its transaction back itself).
+  if (isDatabaseUnavailable(error)) {
+    await releaseAfterFailure(client, error);
+    throw error;
+  }
+  let found: StoredAnswer<T> | undefined;
+  try {
+    await client.query("ROLLBACK");
+    const { rows } = await client.query<StoredAnswer<T>>(
+      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
+        WHERE workspace_id = ${stored.workspace} AND key = ${stored.key} AND expires_at > now()`,
+    );
+    found = rows[0];
+  } catch (failure) {
+    // Whether an answer is stored is unknown: the failure to find out is the answer (a 503 when the database is away).
+    client.release(failure instanceof Error ? failure : true);
+    throw failure;
+  }
+  client.release();
+  if (found) return replayOf(found, stored.print);
+  const code = (error as { code?: string }).code;
+  if (code === KEY_TAKEN || code === LOCK_NOT_AVAILABLE) {
+    throw new AppError("IDEMPOTENCY_KEY_IN_USE", {
+      detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+      headers: { "Retry-After": "1" },
+      cause: error,
+    });
+  }
+  throw error;
 }
