@@ -2,7 +2,7 @@
  * Keyset pages, newest first, scoped to a workspace. The SQL text is built only from the fixed fragments that the
  * stores pass (column names, operators); every value is a parameter.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type pg from "pg";
 import type { AppError } from "../errors.ts";
 import { decodeCursor, toPage } from "../lib/cursor.ts";
@@ -114,12 +114,20 @@ export async function findInWorkspace<Row>(
   return rows[0];
 }
 
+/** The names given so far, by text: the texts are a fixed set (each store's filters, each present or not). */
+const statementNames = new Map<string, string>();
+
 /**
  * A name for a prepared statement: pg prepares a named statement once per connection, so PostgreSQL stops parsing
  * and planning the same list query on every call. Each filter combination is one text, so one statement.
  */
 function statementName(text: string): string {
-  return `s_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `s_${hash("sha1", text).slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 /** PostgreSQL's unique_violation on a given constraint or index. */

@@ -1,10 +1,10 @@
 /**
  * `createApp(deps)` builds the server's Express app and never listens: `service.ts` does that.
  *
- * Every request goes through it, in this order: the request context (request id, headers, access log), the probes
- * and the reference (ops.routes.ts), the contract's operations under `/v1` and `/api` (api-router.ts: helmet, the
- * JSON body, the storable-input check, express-openapi-validator, then authentication, the budget and the
- * operation's handler), the console's pages and assets (console.ts), then a 404; errors of every step end in one
+ * Every request goes through it, in this order: the request context (request id, headers, access log), the contract's
+ * operations under `/v1` and `/api` (api-router.ts: helmet, the JSON body, the storable-input check,
+ * express-openapi-validator, then authentication, the budget and the operation's handler), the probes and the
+ * reference (ops.routes.ts), the console's pages and assets (console.ts), then a 404; errors of every step end in one
  * error handler that writes problem+json.
  */
 import express from "express";
@@ -44,13 +44,6 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("trust proxy", deps.config.trustProxy);
   app.use(requestContext(requestContexts({ logger: deps.logger, metrics: deps.metrics })));
   app.use(
-    opsRouter({
-      openapi: deps.openapi,
-      readiness: deps.readiness,
-      isShuttingDown: deps.isShuttingDown ?? (() => false),
-    }),
-  );
-  app.use(
     API_PATHS,
     apiRouter({
       doc: deps.openapi.doc,
@@ -59,6 +52,14 @@ export function createApp(deps: AppDeps): express.Express {
       budget: deps.budget,
       bodyLimitBytes: deps.config.bodyLimitBytes,
       validateResponses: deps.config.validateResponses,
+    }),
+  );
+  // After the API, which every call of the contract goes through: its requests skip the probes' routes.
+  app.use(
+    opsRouter({
+      openapi: deps.openapi,
+      readiness: deps.readiness,
+      isShuttingDown: deps.isShuttingDown ?? (() => false),
     }),
   );
   // After the API: the console's page route matches every path, and Express would answer OPTIONS for it.

@@ -1,5 +1,5 @@
 /** Random tokens and their stored form. */
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 /** 256 random bits, URL-safe: for e-mail links, session cookies and invite codes. */
 export function randomToken(bytes = 32): string {
@@ -11,5 +11,5 @@ export function randomToken(bytes = 32): string {
  * loses nothing and keeps lookups cheap); passwords use the KDF in `passwords.ts` instead.
  */
 export function sha256(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
+  return hash("sha256", value, "buffer");
 }

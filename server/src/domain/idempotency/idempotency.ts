@@ -9,7 +9,7 @@
  * Keys are scoped to the workspace and kept 24 hours; a failed write (an error answer) keeps no key, so that it can
  * be retried.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type pg from "pg";
 import { releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
 import { isDatabaseUnavailable } from "../../db/unavailable.ts";
@@ -49,9 +49,7 @@ function canonicalJson(value: unknown): string {
 }
 
 function fingerprint(method: string, path: string, body: unknown): Buffer {
-  return createHash("sha256")
-    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`)
-    .digest();
+  return hash("sha256", `${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`, "buffer");
 }
 
 interface StoredAnswer<T> {
