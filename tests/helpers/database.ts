@@ -12,6 +12,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** How long a drop waits for the test's connections to close before it cuts them. */
+const DROP_WAIT_MS = 3_000;
+
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
@@ -35,6 +38,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
+        // pg-pool's end() resolves once it has asked its connections to close, not once they have. FORCE would cut one
+        // still closing: the FATAL reaches the pool's "error" event through the client's idle listener, and a test's
+        // pool that does not listen to it (most do not) fails the run with an uncaught exception. So the test's own
+        // connections get a moment to go; FORCE is for what a test left behind.
+        for (let waited = 0; waited < DROP_WAIT_MS; waited += 50) {
+          const { rows } = await client.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+            [name],
+          );
+          if (rows[0]?.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
       } finally {
         await client.end();
