@@ -289,7 +289,7 @@ describe.skipIf(!runnable)("Redis failing under two server processes", () => {
     expect(await until(restored)).toBe(true);
   });
 
-  it("keeps /v1 answering under 1 s (p99) while Redis is frozen", async () => {
+  it("answers every /v1 call while Redis is frozen, none waiting for it: the processes count in PostgreSQL instead", async () => {
     const workspace = await createWorkspace(pool, { name: "Frozen", ownerEmail: uniqueEmail("frozen") });
     const { key } = await createApiKey(pool, { workspaceId: workspace.workspace_id, name: "k", scopes: ALL_SCOPES });
     const get = async (server: ServerProcess) => {
@@ -299,21 +299,31 @@ describe.skipIf(!runnable)("Redis failing under two server processes", () => {
       return { status: response.status, ms: performance.now() - started };
     };
     for (const server of servers) expect((await get(server)).status).toBe(200);
+    const fellBack = "Redis failed; counting in PostgreSQL";
+    const before = servers.map((server) => count(server, fellBack));
+    // Frozen for 8 s: a call waits at most one command timeout (300 ms) for Redis, then counts in PostgreSQL. A call
+    // that waited for the hung Redis instead would take until the thaw, seconds for every call sent in the first half.
+    const FREEZE_MS = 8_000;
     redis.freeze();
     const answers: { status: number; ms: number }[] = [];
     try {
       const started = Date.now();
-      while (Date.now() - started < 4_000) {
+      while (Date.now() - started < FREEZE_MS) {
         answers.push(...(await Promise.all([...servers, ...servers].map(get))));
         await sleep(50);
       }
     } finally {
       redis.thaw();
     }
-    expect(answers.every((answer) => answer.status === 200)).toBe(true);
-    const sorted = answers.map((answer) => answer.ms).sort((a, b) => a - b);
-    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Number.POSITIVE_INFINITY;
     expect(answers.length).toBeGreaterThan(20);
-    expect(p99, `p99 of ${answers.length} calls during the freeze, ms`).toBeLessThan(1_000);
+    expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    // The slowest, not a percentile: one call that waited out the freeze is the failure this test is for. 3 s is ten
+    // times the command timeout (room for a loaded machine) and far short of the freeze.
+    const slowest = Math.max(...answers.map((answer) => answer.ms));
+    expect(slowest, `slowest of ${answers.length} calls during the ${FREEZE_MS} ms freeze, ms`).toBeLessThan(3_000);
+    // And each process answered because it gave up on Redis, not because it never asked it.
+    for (const [i, server] of servers.entries()) {
+      expect(count(server, fellBack), `process ${i} logged "${fellBack}"`).toBeGreaterThan(before[i] ?? 0);
+    }
   });
 });

@@ -31,11 +31,14 @@ interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
-  /** Decides the answer to each request (default 204). */
+  /**
+   * Decides the answer to each request (default 204), sent after `delayMs`, or once `after` has settled (a receiver
+   * that holds its answer until something else has happened).
+   */
   respond: (
     request: Received,
     countOnPath: number,
-  ) => { status: number; headers?: Record<string, string>; delayMs?: number };
+  ) => { status: number; headers?: Record<string, string>; delayMs?: number; after?: Promise<unknown> };
   waitFor(count: number, path?: string, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -70,7 +73,9 @@ export async function startReceiver(certificates: Certificates): Promise<Receive
       const item: Received = { path: req.url ?? "/", headers, body, at: Date.now() };
       received.push(item);
       const answer = receiver.respond(item, received.filter((other) => other.path === item.path).length);
-      setTimeout(() => res.writeHead(answer.status, answer.headers).end("ok"), answer.delayMs ?? 0);
+      const send = () => setTimeout(() => res.writeHead(answer.status, answer.headers).end("ok"), answer.delayMs ?? 0);
+      if (answer.after) answer.after.then(send, send);
+      else send();
     });
   });
   server.listen(0, "127.0.0.1");
