@@ -165,6 +165,9 @@ export function resilientFetch(
   const random = options.random ?? Math.random;
   return async function fetchWithRetries(request: Request): Promise<Response> {
     const started = Date.now();
+    // The body, read once: every attempt sends these bytes. A `clone()` per attempt would tee the body's stream, and
+    // Node 22's fetch may refuse the stream an aborted attempt left behind ("TypeError: unusable") at the next clone.
+    const body = request.body === null ? null : await request.arrayBuffer();
     // Held by the deadline's timer: the signals stay alive, and armed, while openapi-fetch reads the answer's body.
     const held: unknown[] = [request];
     const call = AbortSignal.any([request.signal, timeoutSignal(options.deadlineMs, held)]);
@@ -177,8 +180,8 @@ export function resilientFetch(
       let failure: unknown;
       let answer: { response: Response; raw: string } | undefined;
       try {
-        // A copy per attempt: a body can be read once. The copy keeps every header, the Idempotency-Key included.
-        const response = await raceAbort(fetchImpl(new Request(request.clone(), { signal })), signal);
+        // A request per attempt, with every header of the call's (the Idempotency-Key included) and its body.
+        const response = await raceAbort(fetchImpl(new Request(request, { body, signal })), signal);
         if (response.ok || response.status < 400) return response;
         const raw = await raceAbort(response.text(), signal);
         answer = { response, raw };
