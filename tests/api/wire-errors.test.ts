@@ -46,6 +46,14 @@ function resolve<T extends { $ref?: string }>(node: T): T {
 const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"];
 /** The API's security headers (api-router.ts), as helmet writes the CSP: directives joined by `;` alone. */
 const API_CSP = "default-src 'none';frame-ancestors 'none'";
+/** Headers helmet sets by default that concern HTML pages in old browsers, not a JSON API's answers. */
+const HTML_ONLY_HEADERS = [
+  "x-dns-prefetch-control",
+  "x-download-options",
+  "x-permitted-cross-domain-policies",
+  "x-xss-protection",
+  "x-powered-by",
+];
 const BEARER_CHALLENGE = 'Bearer realm="api"';
 const UNKNOWN = "wire_unknown";
 const ULID = "01JD3Z6Q4W2YB7K8N9P0R5S6T7";
@@ -268,6 +276,10 @@ describe("error answers on the wire, generated from the contract", () => {
     const response = await send(item);
     expect(response.headers.get("content-security-policy")).toBe(API_CSP);
     expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    // Once each, and none of helmet's switches for old browsers' HTML pages (api-router.ts).
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    for (const legacy of HTML_ONLY_HEADERS) expect(response.headers.has(legacy), legacy).toBe(false);
     expect(response.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
     // `Allow` is a set (RFC 9110 §10.2.1): its order is not the document's.
     if (item.allow) expect(response.headers.get("allow")?.split(", ").sort()).toEqual([...item.allow].sort());

@@ -109,7 +109,9 @@ export function wireTimestamp(value: string): string {
     !Number.isNaN(digits(value, 0, 4) + digits(value, 5, 7) + digits(value, 8, 10)) &&
     !Number.isNaN(digits(value, 11, 13) + digits(value, 14, 16) + digits(value, 17, 19) + digits(value, 20, end))
   ) {
-    const milliseconds = end === 19 ? "000" : `${value.slice(20, Math.min(end, 23))}00`.slice(0, 3);
+    // Three digits or more of a fraction (the usual case: microseconds) are already the wire's time of day.
+    if (end >= 23) return `${value.slice(0, 10)}T${value.slice(11, 23)}Z`;
+    const milliseconds = end === 19 ? "000" : `${value.slice(20, end)}00`.slice(0, 3);
     return `${value.slice(0, 10)}T${value.slice(11, 19)}.${milliseconds}Z`;
   }
   const parsed = parseTimestamptz(value);

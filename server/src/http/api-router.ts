@@ -37,6 +37,16 @@ export function apiRouter(options: ApiRouterOptions): Router {
       crossOriginResourcePolicy: false,
       originAgentCluster: false,
       strictTransportSecurity: false,
+      // Nor do these old browsers' switches for HTML pages and their downloads (IE8's X-Download-Options, Flash's
+      // cross-domain policies, DNS prefetching, the retired XSS auditor): OWASP's REST security guidance asks an API
+      // for the headers above and none of these. X-Content-Type-Options is on every answer already (request-context.ts),
+      // and Express's X-Powered-By is off (app.ts).
+      xDnsPrefetchControl: false,
+      xDownloadOptions: false,
+      xPermittedCrossDomainPolicies: false,
+      xXssProtection: false,
+      xContentTypeOptions: false,
+      xPoweredBy: false,
     }),
     noStore,
   );
@@ -74,6 +84,10 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
 
 /** What JSON and RFC 3339 allow but PostgreSQL cannot store: a 400 before the contract check (storable.ts). */
 function storable(req: Request, _res: Response, next: NextFunction): void {
-  refuseUnstorable(req.query as Record<string, unknown>, req.body);
+  // Express 5's `req.query` is a getter that parses the query string again on every read: it is read once here and
+  // kept as the request's own value, which the validator (that coerces it) and the handler read after.
+  const query = req.query as Record<string, unknown>;
+  Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
+  refuseUnstorable(query, req.body);
   next();
 }
