@@ -35,31 +35,38 @@ afterAll(async () => {
   await service?.stop();
 });
 
+/** `read()` again every 50 ms until `done` holds of its value, or WAIT_MS have passed: its last value. */
+async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const deliveriesOf = async (client: ServiceClient, webhookId: string) =>
+  ok(await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: webhookId } } }));
+
 /** The newest delivery of a subscription once `done` holds (by default: no longer pending), or as it is after WAIT_MS. */
 async function settled(
   client: ServiceClient,
   webhookId: string,
   done: (delivery: { status: string; attempt_count: number }) => boolean = (delivery) => delivery.status !== "pending",
 ) {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const [delivery] = ok(
-      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: webhookId } } }),
-    ).data;
-    if ((delivery && done(delivery)) || Date.now() > deadline) return delivery;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const list = await readUntil(
+    () => deliveriesOf(client, webhookId),
+    ({ data: [delivery] }) => delivery !== undefined && done(delivery),
+  );
+  return list.data[0];
 }
 
 /** The subscription once the worker has disabled it, or as it is after WAIT_MS. */
-async function onceDisabled(client: ServiceClient, webhookId: string) {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const state = ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } } }));
-    if (!state.enabled || Date.now() > deadline) return state;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const onceDisabled = (client: ServiceClient, webhookId: string) =>
+  readUntil(
+    async () => ok(await client.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: webhookId } } })),
+    (state) => !state.enabled,
+  );
 
 /** A subscription to `path`, answered 503 with `Retry-After: 120`, and its delivery once attempt 1 is recorded. */
 async function waitingOnRetry(path: string) {
@@ -137,16 +144,10 @@ describe("signed webhook delivery", () => {
 
     // Wait until the worker has recorded the last answer (the receiver sees the request first).
     await settled(client, subscription.id);
-    let list = ok(
-      await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
+    const list = await readUntil(
+      () => deliveriesOf(client, subscription.id),
+      ({ data }) => data.every((delivery) => delivery.status === "succeeded"),
     );
-    const deadline = Date.now() + WAIT_MS;
-    while (list.data.some((delivery) => delivery.status !== "succeeded") && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      list = ok(
-        await client.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: subscription.id } } }),
-      );
-    }
     expect(list.data).toHaveLength(4);
     expect(list.data.every((delivery) => delivery.status === "succeeded" && delivery.attempts.length === 1)).toBe(true);
   });
