@@ -73,6 +73,7 @@ function toApiProblem(status: number, headers: Headers, raw: string, statusText 
   const requestId = headers.get("request-id") ?? text(body.request_id);
   if (requestId) problem.request_id = requestId;
   if (Array.isArray(body.errors)) problem.errors = body.errors as Problem["errors"];
+  if (typeof body.oldest_sequence === "number") problem.oldest_sequence = body.oldest_sequence;
   return problem;
 }
 

@@ -28,6 +28,8 @@ export interface AppErrorOptions {
   errors?: FieldError[];
   /** Headers the response must carry (`Retry-After`, `WWW-Authenticate`, `Allow`). */
   headers?: Record<string, string>;
+  /** For `EVENTS_EXPIRED`: the oldest event kept (the problem's `oldest_sequence`). */
+  oldestSequence?: number;
   cause?: unknown;
 }
 
@@ -36,6 +38,7 @@ export class AppError extends Error {
   readonly detail: string | undefined;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  readonly oldestSequence: number | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -47,6 +50,7 @@ export class AppError extends Error {
     this.detail = options.detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.oldestSequence = options.oldestSequence;
   }
 }
 
@@ -65,5 +69,6 @@ export function toProblem(error: AppError, requestId: string): Problem {
   };
   if (error.detail !== undefined) problem.detail = error.detail;
   if (error.errors !== undefined && error.errors.length > 0) problem.errors = error.errors;
+  if (error.oldestSequence !== undefined) problem.oldest_sequence = error.oldestSequence;
   return problem;
 }

@@ -22,12 +22,17 @@ import { AUTH_QUEUES, createAuthService } from "./domain/auth/auth.service.ts";
 import { createDisposableCheck } from "./domain/auth/disposable.ts";
 import { sessionVerifier } from "./domain/auth/verify-session.ts";
 import { conversationHandlers } from "./domain/conversations/conversations.routes.ts";
+import { registerSnoozeEnds, snoozeEndScheduler } from "./domain/conversations/snooze-end.ts";
 import { eventHandlers } from "./domain/events/events.routes.ts";
+import { recordEvent } from "./domain/events/events.service.ts";
+import { registerEventRetention } from "./domain/events/retention.ts";
+import { startSequencer } from "./domain/events/sequencer.ts";
+import { type StreamWaiters, startStreamWaiters } from "./domain/events/stream-waiters.ts";
 import { registerIdempotencyPruning } from "./domain/idempotency/prune.ts";
 import { leadHandlers } from "./domain/leads/leads.routes.ts";
 import { ticketHandlers } from "./domain/tickets/tickets.routes.ts";
 import { defineDeliveryQueue, enqueuePendingDeliveries } from "./domain/webhooks/delivery-jobs.ts";
-import { eventRecorder } from "./domain/webhooks/record.ts";
+import { deliveryFanOut } from "./domain/webhooks/fan-out.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
 import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
 import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
@@ -150,6 +155,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   );
 
   const pruning = await registerIdempotencyPruning(queue, { pool: db.pool, logger }, { work: runWorker });
+  const retention = await registerEventRetention(queue, { pool: db.pool, logger }, { work: runWorker });
   const moved = await moveLegacyQueue(queue, db.pool, {
     queues: Object.values(AUTH_QUEUES),
     alsoMove: (client) => enqueuePendingDeliveries(queue, client),
@@ -175,6 +181,13 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       })
     : undefined;
   const keys = await createApiKeyCache({ pool: db.pool, settings: db.settings, logger });
+  const sequencer = startSequencer({ pool: db.pool, logger, onSequenced: deliveryFanOut(queue) });
+  await registerSnoozeEnds(
+    queue,
+    { pool: db.pool, logger, record: recordEvent, settle: sequencer.settle },
+    { work: runWorker },
+  );
+  const streamWaiters = serveApi ? await startStreamWaiters({ settings: db.settings, logger }) : undefined;
 
   const readiness: ReadinessCheck[] = [
     { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
@@ -204,7 +217,14 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       registrationMode: config.registrationMode,
       scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
     });
-    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs, record: eventRecorder(queue) };
+    const writes = { pool: db.pool, inFlightWaitMs: config.idempotencyWaitMs };
+    const changes = {
+      ...writes,
+      record: recordEvent,
+      settle: sequencer.settle,
+      scheduleSnoozeEnd: snoozeEndScheduler(queue),
+    };
+    const openapi = loadOpenApiDocument();
     const consoleBuild = findConsoleBuild();
     if (!consoleBuild) logger.warn("the console is not built (npm run build): / answers 404");
     const app = createApp({
@@ -212,7 +232,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       config,
       logger,
       metrics,
-      openapi: loadOpenApiDocument(),
+      openapi,
       readiness,
       isShuttingDown: () => shuttingDown,
       authenticators: createAuthenticators({
@@ -229,10 +249,10 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         }),
         ...workspaceHandlers(),
         ...apiKeyHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
-        ...leadHandlers(writes),
-        ...conversationHandlers(writes),
-        ...ticketHandlers(writes),
-        ...eventHandlers(writes),
+        ...leadHandlers(changes),
+        ...conversationHandlers(changes),
+        ...ticketHandlers(changes),
+        ...eventHandlers({ pool: db.pool, waiters: streamWaiters as StreamWaiters, openapi: openapi.doc }),
         ...webhookHandlers({ ...writes, urls, queue }),
       },
     });
@@ -275,7 +295,10 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       }
       await metricsServer?.close();
       await worker?.stop();
+      await streamWaiters?.stop();
+      await sequencer.stop();
       pruning.stop();
+      retention.stop();
       await lastUsed.stop();
       await keys.stop();
       await queue.stop({ graceful: true, timeout: config.shutdownTimeoutMs });

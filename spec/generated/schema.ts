@@ -513,6 +513,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List event types
+         * @description Lists every kind of event with its description and the JSON Schema of its `data`.
+         */
+        get: operations["EventTypes_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -522,7 +542,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Lists events, newest first.
+         * @description Lists events: newest first, or after `after_sequence` oldest first.
          */
         get: operations["Events_list"];
         put?: never;
@@ -828,6 +848,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "conversation.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.updated
+         * @description Sent when a conversation changes.
+         */
+        post: operations["WebhookEvents_conversationUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "lead.captured": {
         parameters: {
             query?: never;
@@ -842,6 +882,66 @@ export interface webhooks {
          * @description Sent when a lead is created.
          */
         post: operations["WebhookEvents_leadCaptured"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.deleted
+         * @description Sent when a lead is deleted.
+         */
+        post: operations["WebhookEvents_leadDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.updated
+         * @description Sent when a lead changes.
+         */
+        post: operations["WebhookEvents_leadUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.created
+         * @description Sent when a message is added to a conversation.
+         */
+        post: operations["WebhookEvents_messageCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -990,7 +1090,8 @@ export interface components {
          *       "last_message_at": "2026-11-01T09:31:00Z",
          *       "message_count": 1,
          *       "created_at": "2026-11-01T09:31:00Z",
-         *       "updated_at": "2026-11-01T09:31:00Z"
+         *       "updated_at": "2026-11-01T09:31:00Z",
+         *       "version": 1
          *     }
          */
         Conversation: {
@@ -1012,6 +1113,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
+             */
+            version: number;
         };
         /** @description A new conversation, optionally with its first message. */
         ConversationCreate: {
@@ -1034,6 +1140,7 @@ export interface components {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9M",
          *       "object": "event",
          *       "type": "conversation.created",
+         *       "sequence": 2,
          *       "timestamp": "2026-11-01T09:31:00Z",
          *       "api_version": "1.0",
          *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -1051,7 +1158,8 @@ export interface components {
          *           "last_message_at": "2026-11-01T09:31:00Z",
          *           "message_count": 1,
          *           "created_at": "2026-11-01T09:31:00Z",
-         *           "updated_at": "2026-11-01T09:31:00Z"
+         *           "updated_at": "2026-11-01T09:31:00Z",
+         *           "version": 1
          *         }
          *       }
          *     }
@@ -1065,6 +1173,13 @@ export interface components {
              * @enum {string}
              */
             type: "conversation.created";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
             /**
              * Format: date-time
              * @description When the change happened (RFC 3339, UTC).
@@ -1107,6 +1222,78 @@ export interface components {
             snoozed_until?: string | null;
             assignee?: string | null;
             priority?: components["schemas"]["Priority"];
+        };
+        /** @description The data of `conversation.updated`. */
+        ConversationUpdatedData: {
+            object: components["schemas"]["Conversation"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `conversation.updated`: `data.object` is the conversation after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9R",
+         *       "object": "event",
+         *       "type": "conversation.updated",
+         *       "sequence": 4,
+         *       "timestamp": "2026-11-01T09:45:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *           "object": "conversation",
+         *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "subject": "Question about pricing",
+         *           "channel": "chat",
+         *           "state": "open",
+         *           "snoozed_until": null,
+         *           "assignee": "agent@example.com",
+         *           "priority": "normal",
+         *           "last_message_at": "2026-11-01T09:31:00Z",
+         *           "message_count": 1,
+         *           "created_at": "2026-11-01T09:31:00Z",
+         *           "updated_at": "2026-11-01T09:31:00Z",
+         *           "version": 1
+         *         },
+         *         "changed_fields": [
+         *           "state"
+         *         ],
+         *         "previous_attributes": {
+         *           "state": "closed"
+         *         }
+         *       }
+         *     }
+         */
+        ConversationUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["ConversationUpdatedData"];
         };
         /** @description One event sent to one subscription, with every attempt. */
         Delivery: {
@@ -1185,9 +1372,9 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "RESOURCE_LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
         /** @description Any event. */
-        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
+        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
          * @description Id of an event; also the `webhook-id` of its deliveries.
          * @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K
@@ -1204,10 +1391,47 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description The kinds of event; a webhook subscription picks which it receives.
+         * @description The kinds of event; a webhook subscription picks which it receives. Every create, update and delete of a lead,
+         *     conversation, message or ticket is one event for each object it changed (`GET /v1/event-types` lists each kind with
+         *     the JSON Schema of its `data`).
          * @enum {string}
          */
-        EventType: "lead.captured" | "conversation.created" | "ticket.updated";
+        EventType: "lead.captured" | "lead.updated" | "lead.deleted" | "conversation.created" | "conversation.updated" | "message.created" | "ticket.updated";
+        /**
+         * @description One kind of event, for a trigger picker and a receiver's validation (`GET /v1/event-types`).
+         * @example {
+         *       "object": "event_type",
+         *       "type": "lead.captured",
+         *       "description": "A lead was created.",
+         *       "data_schema": {
+         *         "type": "object",
+         *         "required": [
+         *           "object"
+         *         ]
+         *       }
+         *     }
+         */
+        EventTypeInfo: {
+            /** @enum {string} */
+            object: "event_type";
+            type: components["schemas"]["EventType"];
+            /** @description What happened, in a sentence. */
+            description: string;
+            /** @description The JSON Schema (draft 2020-12) of the event's `data`, self-contained (`$defs`), from this contract. */
+            data_schema: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Every kind of event, on one page. */
+        EventTypeList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["EventTypeInfo"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         /** @description One field that failed validation. */
         FieldError: {
             /** @description Where the problem is: `body.email`, `query.limit`, `path.lead_id`, `header.idempotency-key`. */
@@ -1239,7 +1463,8 @@ export interface components {
          *       },
          *       "external_id": "crm-4821",
          *       "created_at": "2026-11-01T09:30:00Z",
-         *       "updated_at": "2026-11-01T09:30:00Z"
+         *       "updated_at": "2026-11-01T09:30:00Z",
+         *       "version": 1
          *     }
          */
         Lead: {
@@ -1264,6 +1489,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
+             */
+            version: number;
         };
         /** @description The data of `lead.captured`. */
         LeadCapturedData: {
@@ -1275,6 +1505,7 @@ export interface components {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
          *       "object": "event",
          *       "type": "lead.captured",
+         *       "sequence": 1,
          *       "timestamp": "2026-11-01T09:30:00Z",
          *       "api_version": "1.0",
          *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -1297,7 +1528,8 @@ export interface components {
          *           },
          *           "external_id": "crm-4821",
          *           "created_at": "2026-11-01T09:30:00Z",
-         *           "updated_at": "2026-11-01T09:30:00Z"
+         *           "updated_at": "2026-11-01T09:30:00Z",
+         *           "version": 1
          *         }
          *       }
          *     }
@@ -1311,6 +1543,13 @@ export interface components {
              * @enum {string}
              */
             type: "lead.captured";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
             /**
              * Format: date-time
              * @description When the change happened (RFC 3339, UTC).
@@ -1336,6 +1575,71 @@ export interface components {
                 [key: string]: unknown;
             };
             external_id?: string;
+        };
+        /** @description The data of `lead.deleted`. */
+        LeadDeletedData: {
+            object: components["schemas"]["Lead"];
+        };
+        /**
+         * @description `lead.deleted`: `data.object` is the lead as it was when deleted.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9Q",
+         *       "object": "event",
+         *       "type": "lead.deleted",
+         *       "sequence": 9,
+         *       "timestamp": "2026-11-01T11:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "object": "lead",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "name": "Ada Lovelace",
+         *           "company": "Analytical Engines Ltd",
+         *           "status": "new",
+         *           "source": "website",
+         *           "tags": [
+         *             "trial",
+         *             "enterprise"
+         *           ],
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
+         *           "external_id": "crm-4821",
+         *           "created_at": "2026-11-01T09:30:00Z",
+         *           "updated_at": "2026-11-01T09:30:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        LeadDeletedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.deleted";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["LeadDeletedData"];
         };
         /**
          * @description Id of a lead.
@@ -1372,6 +1676,83 @@ export interface components {
             };
             external_id?: string | null;
         };
+        /** @description The data of `lead.updated`. */
+        LeadUpdatedData: {
+            object: components["schemas"]["Lead"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `lead.updated`: `data.object` is the lead after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9P",
+         *       "object": "event",
+         *       "type": "lead.updated",
+         *       "sequence": 3,
+         *       "timestamp": "2026-11-01T09:40:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "object": "lead",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "name": "Ada Lovelace",
+         *           "company": "Analytical Engines Ltd",
+         *           "status": "new",
+         *           "source": "website",
+         *           "tags": [
+         *             "trial",
+         *             "enterprise"
+         *           ],
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
+         *           "external_id": "crm-4821",
+         *           "created_at": "2026-11-01T09:30:00Z",
+         *           "updated_at": "2026-11-01T09:30:00Z",
+         *           "version": 1
+         *         },
+         *         "changed_fields": [
+         *           "status"
+         *         ],
+         *         "previous_attributes": {
+         *           "status": "contacted"
+         *         }
+         *       }
+         *     }
+         */
+        LeadUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["LeadUpdatedData"];
+        };
         /** @description `POST /api/auth/login`. */
         LoginRequest: {
             email: components["schemas"]["AccountEmail"];
@@ -1389,7 +1770,8 @@ export interface components {
          *       },
          *       "body": "Hi! Do you offer annual billing?",
          *       "visibility": "public",
-         *       "created_at": "2026-11-01T09:31:00Z"
+         *       "created_at": "2026-11-01T09:31:00Z",
+         *       "version": 1
          *     }
          */
         Message: {
@@ -1402,6 +1784,11 @@ export interface components {
             visibility: components["schemas"]["MessageVisibility"];
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: int32
+             * @description 1: a message does not change once written.
+             */
+            version: number;
         };
         /** @description The author of a message. */
         MessageAuthor: {
@@ -1415,6 +1802,63 @@ export interface components {
             body: string;
             /** @default public */
             visibility?: components["schemas"]["MessageVisibility"];
+        };
+        /** @description The data of `message.created`. */
+        MessageCreatedData: {
+            object: components["schemas"]["Message"];
+        };
+        /**
+         * @description `message.created`: `data.object` is the new message.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9S",
+         *       "object": "event",
+         *       "type": "message.created",
+         *       "sequence": 3,
+         *       "timestamp": "2026-11-01T09:31:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+         *           "object": "message",
+         *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *           "author": {
+         *             "type": "lead",
+         *             "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+         *           },
+         *           "body": "Hi! Do you offer annual billing?",
+         *           "visibility": "public",
+         *           "created_at": "2026-11-01T09:31:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        MessageCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.created";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["MessageCreatedData"];
         };
         /**
          * @description Id of a message.
@@ -1472,6 +1916,11 @@ export interface components {
             request_id: string;
             /** @description Field-level problems, for `VALIDATION_FAILED`. */
             errors?: components["schemas"]["FieldError"][];
+            /**
+             * Format: int64
+             * @description For `EVENTS_EXPIRED`: the sequence of the oldest event still kept in this workspace.
+             */
+            oldest_sequence?: number;
         };
         /**
          * @description The answer of `register`: the same whether or not the address already has an account, so that it reveals
@@ -1553,7 +2002,8 @@ export interface components {
          *       "solved_at": null,
          *       "closed_at": null,
          *       "created_at": "2026-11-01T10:00:00Z",
-         *       "updated_at": "2026-11-01T10:05:00Z"
+         *       "updated_at": "2026-11-01T10:05:00Z",
+         *       "version": 2
          *     }
          */
         Ticket: {
@@ -1580,6 +2030,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
+             */
+            version: number;
         };
         /** @description A new ticket. */
         TicketCreate: {
@@ -1656,6 +2111,7 @@ export interface components {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9N",
          *       "object": "event",
          *       "type": "ticket.updated",
+         *       "sequence": 5,
          *       "timestamp": "2026-11-01T10:05:00Z",
          *       "api_version": "1.0",
          *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -1678,7 +2134,8 @@ export interface components {
          *           "solved_at": null,
          *           "closed_at": null,
          *           "created_at": "2026-11-01T10:00:00Z",
-         *           "updated_at": "2026-11-01T10:05:00Z"
+         *           "updated_at": "2026-11-01T10:05:00Z",
+         *           "version": 2
          *         },
          *         "changed_fields": [
          *           "status",
@@ -1700,6 +2157,13 @@ export interface components {
              * @enum {string}
              */
             type: "ticket.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
             /**
              * Format: date-time
              * @description When the change happened (RFC 3339, UTC).
@@ -5137,7 +5601,8 @@ export interface operations {
                      *           "last_message_at": "2026-11-01T09:31:00Z",
                      *           "message_count": 1,
                      *           "created_at": "2026-11-01T09:31:00Z",
-                     *           "updated_at": "2026-11-01T09:31:00Z"
+                     *           "updated_at": "2026-11-01T09:31:00Z",
+                     *           "version": 1
                      *         }
                      *       ],
                      *       "has_more": false,
@@ -5278,7 +5743,8 @@ export interface operations {
                      *       "last_message_at": "2026-11-01T09:31:00Z",
                      *       "message_count": 1,
                      *       "created_at": "2026-11-01T09:31:00Z",
-                     *       "updated_at": "2026-11-01T09:31:00Z"
+                     *       "updated_at": "2026-11-01T09:31:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -5440,7 +5906,8 @@ export interface operations {
                      *       "last_message_at": "2026-11-01T09:31:00Z",
                      *       "message_count": 1,
                      *       "created_at": "2026-11-01T09:31:00Z",
-                     *       "updated_at": "2026-11-01T09:31:00Z"
+                     *       "updated_at": "2026-11-01T09:31:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -5571,7 +6038,8 @@ export interface operations {
                      *       "last_message_at": "2026-11-01T09:31:00Z",
                      *       "message_count": 1,
                      *       "created_at": "2026-11-01T09:31:00Z",
-                     *       "updated_at": "2026-11-01T09:31:00Z"
+                     *       "updated_at": "2026-11-01T09:31:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -5744,7 +6212,8 @@ export interface operations {
                      *           },
                      *           "body": "Hi! Do you offer annual billing?",
                      *           "visibility": "public",
-                     *           "created_at": "2026-11-01T09:31:00Z"
+                     *           "created_at": "2026-11-01T09:31:00Z",
+                     *           "version": 1
                      *         }
                      *       ],
                      *       "has_more": false,
@@ -5880,7 +6349,8 @@ export interface operations {
                      *       },
                      *       "body": "Hi! Do you offer annual billing?",
                      *       "visibility": "public",
-                     *       "created_at": "2026-11-01T09:31:00Z"
+                     *       "created_at": "2026-11-01T09:31:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -6004,30 +6474,9 @@ export interface operations {
             };
         };
     };
-    Events_list: {
+    EventTypes_list: {
         parameters: {
-            query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
-                limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImV2dF8wMUpEM1o3RDFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
-                /**
-                 * @description Only events of this type.
-                 * @example lead.captured
-                 */
-                type?: components["schemas"]["EventType"];
-                /**
-                 * @description Only events that happened at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
-                created_after?: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -6046,46 +6495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "object": "list",
-                     *       "data": [
-                     *         {
-                     *           "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
-                     *           "object": "event",
-                     *           "type": "lead.captured",
-                     *           "timestamp": "2026-11-01T09:30:00Z",
-                     *           "api_version": "1.0",
-                     *           "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
-                     *           "data": {
-                     *             "object": {
-                     *               "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
-                     *               "object": "lead",
-                     *               "email": "ada@example.com",
-                     *               "phone": "+44 20 7946 0958",
-                     *               "name": "Ada Lovelace",
-                     *               "company": "Analytical Engines Ltd",
-                     *               "status": "new",
-                     *               "source": "website",
-                     *               "tags": [
-                     *                 "trial",
-                     *                 "enterprise"
-                     *               ],
-                     *               "custom_attributes": {
-                     *                 "plan": "pro"
-                     *               },
-                     *               "external_id": "crm-4821",
-                     *               "created_at": "2026-11-01T09:30:00Z",
-                     *               "updated_at": "2026-11-01T09:30:00Z"
-                     *             }
-                     *           }
-                     *         }
-                     *       ],
-                     *       "has_more": false,
-                     *       "next_cursor": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["EventList"];
+                    "application/json": components["schemas"]["EventTypeList"];
                 };
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
@@ -6162,6 +6572,188 @@ export interface operations {
             };
         };
     };
+    Events_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many objects to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque.
+                 * @example eyJ2IjoxLCJpZCI6ImV2dF8wMUpEM1o3RDFCMkMzRDRFNUY2RzdIOEo5SyJ9
+                 */
+                cursor?: string;
+                /**
+                 * @description Only events of this type.
+                 * @example lead.captured
+                 */
+                type?: components["schemas"]["EventType"];
+                /**
+                 * @description Only events that happened at or after this time.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: string;
+                /**
+                 * @description The events after this position, oldest first (in commit order): 0 for the oldest kept, then the last
+                 *     `sequence` seen. Not with `cursor`; `next_cursor` is null in this mode.
+                 * @example 0
+                 */
+                after_sequence?: number;
+                /**
+                 * @description With `after_sequence`: when no event follows it yet, hold the answer up to this many seconds until one commits.
+                 * @example 0
+                 */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *           "object": "event",
+                     *           "type": "lead.captured",
+                     *           "sequence": 1,
+                     *           "timestamp": "2026-11-01T09:30:00Z",
+                     *           "api_version": "1.0",
+                     *           "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *               "object": "lead",
+                     *               "email": "ada@example.com",
+                     *               "phone": "+44 20 7946 0958",
+                     *               "name": "Ada Lovelace",
+                     *               "company": "Analytical Engines Ltd",
+                     *               "status": "new",
+                     *               "source": "website",
+                     *               "tags": [
+                     *                 "trial",
+                     *                 "enterprise"
+                     *               ],
+                     *               "custom_attributes": {
+                     *                 "plan": "pro"
+                     *               },
+                     *               "external_id": "crm-4821",
+                     *               "created_at": "2026-11-01T09:30:00Z",
+                     *               "updated_at": "2026-11-01T09:30:00Z",
+                     *               "version": 1
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 410 `EVENTS_EXPIRED`: the position is before the kept window; `oldest_sequence` says where it starts. */
+            410: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Events_get: {
         parameters: {
             query?: never;
@@ -6191,6 +6783,7 @@ export interface operations {
                      *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "object": "event",
                      *       "type": "lead.captured",
+                     *       "sequence": 1,
                      *       "timestamp": "2026-11-01T09:30:00Z",
                      *       "api_version": "1.0",
                      *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -6213,7 +6806,8 @@ export interface operations {
                      *           },
                      *           "external_id": "crm-4821",
                      *           "created_at": "2026-11-01T09:30:00Z",
-                     *           "updated_at": "2026-11-01T09:30:00Z"
+                     *           "updated_at": "2026-11-01T09:30:00Z",
+                     *           "version": 1
                      *         }
                      *       }
                      *     }
@@ -6374,7 +6968,8 @@ export interface operations {
                      *           },
                      *           "external_id": "crm-4821",
                      *           "created_at": "2026-11-01T09:30:00Z",
-                     *           "updated_at": "2026-11-01T09:30:00Z"
+                     *           "updated_at": "2026-11-01T09:30:00Z",
+                     *           "version": 1
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -6514,7 +7109,8 @@ export interface operations {
                      *       },
                      *       "external_id": "crm-4821",
                      *       "created_at": "2026-11-01T09:30:00Z",
-                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *       "updated_at": "2026-11-01T09:30:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -6681,7 +7277,8 @@ export interface operations {
                      *       },
                      *       "external_id": "crm-4821",
                      *       "created_at": "2026-11-01T09:30:00Z",
-                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *       "updated_at": "2026-11-01T09:30:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -6916,7 +7513,8 @@ export interface operations {
                      *       },
                      *       "external_id": "crm-4821",
                      *       "created_at": "2026-11-01T09:30:00Z",
-                     *       "updated_at": "2026-11-01T09:30:00Z"
+                     *       "updated_at": "2026-11-01T09:30:00Z",
+                     *       "version": 1
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
@@ -7124,7 +7722,8 @@ export interface operations {
                      *           "solved_at": null,
                      *           "closed_at": null,
                      *           "created_at": "2026-11-01T10:00:00Z",
-                     *           "updated_at": "2026-11-01T10:05:00Z"
+                     *           "updated_at": "2026-11-01T10:05:00Z",
+                     *           "version": 2
                      *         }
                      *       ],
                      *       "has_more": false,
@@ -7264,7 +7863,8 @@ export interface operations {
                      *       "solved_at": null,
                      *       "closed_at": null,
                      *       "created_at": "2026-11-01T10:00:00Z",
-                     *       "updated_at": "2026-11-01T10:05:00Z"
+                     *       "updated_at": "2026-11-01T10:05:00Z",
+                     *       "version": 2
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -7431,7 +8031,8 @@ export interface operations {
                      *       "solved_at": null,
                      *       "closed_at": null,
                      *       "created_at": "2026-11-01T10:00:00Z",
-                     *       "updated_at": "2026-11-01T10:05:00Z"
+                     *       "updated_at": "2026-11-01T10:05:00Z",
+                     *       "version": 2
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -7567,7 +8168,8 @@ export interface operations {
                      *       "solved_at": null,
                      *       "closed_at": null,
                      *       "created_at": "2026-11-01T10:00:00Z",
-                     *       "updated_at": "2026-11-01T10:05:00Z"
+                     *       "updated_at": "2026-11-01T10:05:00Z",
+                     *       "version": 2
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -9301,6 +9903,67 @@ export interface operations {
             };
         };
     };
+    WebhookEvents_conversationUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     WebhookEvents_leadCaptured: {
         parameters: {
             query?: never;
@@ -9327,6 +9990,189 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LeadCapturedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_leadDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_leadUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_messageCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageCreatedEvent"];
             };
         };
         responses: {

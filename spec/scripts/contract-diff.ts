@@ -14,8 +14,15 @@ import { parse } from "yaml";
 
 export interface AcceptedChange {
   /** The change's path, `/`-joined, as api-smart-diff reports it (a prefix matches everything below it). */
-  path: string;
+  path?: string;
+  /** Or a regular expression that the whole path matches: one kind of change seen through every operation. */
+  pattern?: string;
   reason: string;
+}
+
+function covers(entry: AcceptedChange, path: string): boolean {
+  if (entry.pattern !== undefined) return new RegExp(`^(?:${entry.pattern})$`).test(path);
+  return entry.path !== undefined && (path === entry.path || path.startsWith(`${entry.path}/`));
 }
 
 export interface BreakingChange {
@@ -38,9 +45,7 @@ export function breakingChanges(
       action: diff.action,
       description: diff.description ?? `${diff.action} ${diff.path.join("/")}`,
     }))
-    .filter(
-      (change) => !accepted.some((entry) => change.path === entry.path || change.path.startsWith(`${entry.path}/`)),
-    );
+    .filter((change) => !accepted.some((entry) => covers(entry, change.path)));
 }
 
 const specDir = join(dirname(fileURLToPath(import.meta.url)), "..");

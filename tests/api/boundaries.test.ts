@@ -167,7 +167,7 @@ describe("events are written with their change, in one transaction", () => {
         RETURN NEW;
       END $$`);
     await pool.query(
-      "CREATE TRIGGER fail_marked_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_marked_event()",
+      "CREATE TRIGGER fail_marked_event BEFORE INSERT ON event_outbox FOR EACH ROW EXECUTE FUNCTION fail_marked_event()",
     );
     try {
       const failed = await client.POST("/v1/leads", {
@@ -188,7 +188,7 @@ describe("events are written with their change, in one transaction", () => {
       );
       expect(after.rows[0]).toEqual({ leads: 1, events: 1 });
     } finally {
-      await pool.query("DROP TRIGGER fail_marked_event ON events");
+      await pool.query("DROP TRIGGER fail_marked_event ON event_outbox");
     }
   });
 });

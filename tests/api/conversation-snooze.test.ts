@@ -1,7 +1,8 @@
 /**
- * A snooze ends by itself at `snoozed_until` (spec/models/conversations.tsp: "until `snoozed_until`, then open
- * again"): from then on the conversation reads, lists and updates as `open` with `snoozed_until` null. A snooze is
- * made to have ended by moving its `snoozed_until` into the past in the database, so no test waits for the clock.
+ * A snooze ends at `snoozed_until` (spec/models/conversations.tsp: "until `snoozed_until`, then open again"): a
+ * pg-boss job stores it as `open` and records the change. An update that comes after `snoozed_until` but before the
+ * job starts from `open` (`expireSnooze` moves `snoozed_until` into the past in the database, so that test waits for
+ * no clock).
  */
 import { describe, expect, it } from "vitest";
 import { clientFor, ok } from "../helpers/sdk.ts";
@@ -52,19 +53,29 @@ async function listIds(client: Client, filters: Parameters<Client["conversations
 }
 
 describe("a snooze ends at snoozed_until", () => {
-  it("reads as open with snoozed_until null once snoozed_until has passed, without writing the row", async () => {
+  it("is ended by its pg-boss job: stored as open, one more version, and one conversation.updated event", async () => {
     const client = await clientFor(service());
-    const id = await snoozedConversation(client);
+    const until = new Date(Date.now() + 1_500).toISOString();
+    const id = await snoozedConversation(client, until);
     const before = ok(await getConversation(client, id));
-    await expireSnooze(id);
+    expect(before).toMatchObject({ state: "snoozed", snoozed_until: until, version: 2 });
 
+    // The job is due at snoozed_until and polled every second: the change is written within a few seconds.
+    await expect.poll(async () => (await storedRow(id))?.state, { timeout: 15_000, interval: 200 }).toBe("open");
     const after = ok(await getConversation(client, id));
-    expect(after).toMatchObject({ state: "open", snoozed_until: null });
-    // Reading does not write: updated_at stays the time of the last write, and the row is still stored as snoozed.
-    expect(after.updated_at).toBe(before.updated_at);
-    expect((await storedRow(id))?.state).toBe("snoozed");
-    const [listed] = (await client.GET("/v1/conversations", {})).data?.data ?? [];
-    expect(listed).toMatchObject({ id, state: "open", snoozed_until: null });
+    expect(after).toMatchObject({ state: "open", snoozed_until: null, version: 3 });
+    expect(Date.parse(after.updated_at)).toBeGreaterThanOrEqual(Date.parse(until));
+    const events = ok(await client.GET("/v1/events", { params: { query: { after_sequence: 0 } } })).data;
+    expect(events.map((event) => event.type)).toEqual([
+      "conversation.created",
+      "conversation.updated",
+      "conversation.updated",
+    ]);
+    expect(events.at(-1)?.data).toEqual({
+      object: after,
+      changed_fields: ["state", "snoozed_until"],
+      previous_attributes: { state: "snoozed", snoozed_until: until },
+    });
   });
 
   it("keeps a snooze whose snoozed_until is still ahead snoozed", async () => {
@@ -74,26 +85,6 @@ describe("a snooze ends at snoozed_until", () => {
     expect(ok(await getConversation(client, id))).toMatchObject({ state: "snoozed", snoozed_until: until });
     expect(await listIds(client, { state: "snoozed" })).toEqual([id]);
     expect(await listIds(client, { state: "open" })).toEqual([]);
-  });
-
-  it("lists an ended snooze under state=open and not under state=snoozed", async () => {
-    const client = await clientFor(service());
-    const open = ok(await client.POST("/v1/conversations", { body: {} })).id;
-    const ended = await snoozedConversation(client);
-    const ahead = await snoozedConversation(client);
-    const closed = ok(await client.POST("/v1/conversations", { body: {} })).id;
-    ok(
-      await client.PATCH("/v1/conversations/{conversation_id}", {
-        params: { path: { conversation_id: closed } },
-        body: { state: "closed" },
-      }),
-    );
-    await expireSnooze(ended);
-
-    expect(await listIds(client, { state: "snoozed" })).toEqual([ahead]);
-    expect(await listIds(client, { state: "open" })).toEqual([ended, open]);
-    expect(await listIds(client, { state: "closed" })).toEqual([closed]);
-    expect(await listIds(client, {})).toEqual([closed, ahead, ended, open]);
   });
 
   it("updates an ended snooze from open: snoozes it again until a new time, then closes it", async () => {

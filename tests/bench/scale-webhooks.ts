@@ -8,8 +8,8 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import { withTransaction } from "../../server/src/db/transaction.ts";
+import { recordEvent } from "../../server/src/domain/events/events.service.ts";
 import { createLead } from "../../server/src/domain/leads/leads.service.ts";
-import { eventRecorder } from "../../server/src/domain/webhooks/record.ts";
 import { newWebhookSecret } from "../../server/src/domain/webhooks/signature.ts";
 import { MAX_WEBHOOKS } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { newId } from "../../server/src/lib/ids.ts";
@@ -66,7 +66,8 @@ export async function recordFanOuts(input: {
     ]);
   }
 
-  const record = eventRecorder(input.boss);
+  // The events go to the outbox; the running service's sequencer numbers them and writes their deliveries.
+  const record = recordEvent;
   const create = (i: number) =>
     withTransaction(pool, (db) =>
       createLead(db, workspaceId, { name: `Fan-out ${i}`, email: `fan-out.${i}@example.com` }, record),
@@ -113,9 +114,20 @@ export async function recordFanOuts(input: {
     http.push(performance.now() - started);
   }
 
-  const pendingNow = async () =>
-    (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'")).rows[0]
-      ?.n ?? 0;
+  const outboxEmpty = async () => {
+    for (;;) {
+      const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox");
+      if ((rows[0]?.n ?? 0) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const pendingNow = async () => {
+    await outboxEmpty();
+    return (
+      (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'")).rows[0]
+        ?.n ?? 0
+    );
+  };
   const filling = performance.now();
   const events = Math.max(0, Math.ceil((input.backlog - (await pendingNow())) / input.subscriptions));
   let next = 0;

@@ -109,6 +109,10 @@ describe("the OpenAPI 3.0 document imported into Postman and run with newman", (
     expect(answers.filter((answer) => answer.status === 0 || answer.status >= 500)).toEqual([]);
     const v1 = answers.filter(({ request }) => / \/v1\//.test(request) && /^(GET|POST) /.test(request));
     expect(v1.length).toBeGreaterThan(20);
-    expect(v1.filter((answer) => answer.status < 200 || answer.status >= 300)).toEqual([]);
+    // Postman sends every optional parameter's example at once: GET /v1/events gets both the newest-first `cursor` and
+    // the stream's `after_sequence`, which the contract refuses together with a 400 naming the parameter.
+    const together = (answer: (typeof v1)[number]) =>
+      answer.request === "GET /v1/events" && answer.status === 400 && answer.body.includes("VALIDATION_FAILED");
+    expect(v1.filter((answer) => (answer.status < 200 || answer.status >= 300) && !together(answer))).toEqual([]);
   });
 });

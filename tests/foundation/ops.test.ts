@@ -90,7 +90,11 @@ describe("operational endpoints", () => {
     expect((json.info as { version: string }).version).toBe("1.0.0");
     expect(Object.keys(json.webhooks as object).sort()).toEqual([
       "conversation.created",
+      "conversation.updated",
       "lead.captured",
+      "lead.deleted",
+      "lead.updated",
+      "message.created",
       "ticket.updated",
     ]);
   });

@@ -20,6 +20,7 @@ export const LEAD = {
   external_id: null,
   created_at: "2026-11-24T10:00:00.000Z",
   updated_at: "2026-11-24T10:00:00.000Z",
+  version: 1,
 };
 
 export function stubHandlers(special: Record<string, (call: never) => Promise<unknown>>): OperationHandlers {

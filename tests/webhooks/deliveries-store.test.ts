@@ -33,6 +33,7 @@ const event = () =>
     type: "lead.captured",
     data: sampleObject("lead.captured"),
     created_at: new Date(),
+    sequence: 1,
   });
 
 async function newDelivery(): Promise<string> {

@@ -1,7 +1,8 @@
 /**
- * Recording an event (webhooks/record.ts) on a real PostgreSQL: its row, one delivery per enabled subscription to its
- * type, and the pg-boss job of each delivery's first attempt, in the transaction of the change, so that they commit or
- * roll back with it.
+ * Recording an event on a real PostgreSQL: its outbox row in the transaction of the change (so that it commits or
+ * rolls back with it), then the sequencer's pass (events/sequencer.ts) that numbers it and writes its fan-out
+ * (webhooks/fan-out.ts): one delivery per enabled subscription to its type, and the pg-boss job of each delivery's
+ * first attempt.
  */
 import pg from "pg";
 import type { PgBoss } from "pg-boss";
@@ -9,10 +10,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { migrate } from "../../server/src/db/migrate.ts";
 import { withTransaction } from "../../server/src/db/transaction.ts";
-import { type Event, getEvent, type RecordEvent } from "../../server/src/domain/events/events.service.ts";
+import { type Event, getEvent, recordEvent } from "../../server/src/domain/events/events.service.ts";
+import { runPass } from "../../server/src/domain/events/sequencer.ts";
 import { idempotentWrite } from "../../server/src/domain/idempotency/idempotency.ts";
 import { DELIVERY_QUEUE, type DeliveryJob, deliveryJobId } from "../../server/src/domain/webhooks/delivery-jobs.ts";
-import { eventRecorder } from "../../server/src/domain/webhooks/record.ts";
+import { deliveryFanOut } from "../../server/src/domain/webhooks/fan-out.ts";
 import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { idPattern } from "../../server/src/lib/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -21,7 +23,6 @@ import { startTestQueue } from "../helpers/queue.ts";
 let database: TestDatabase;
 let pool: pg.Pool;
 let boss: PgBoss;
-let recordEvent: RecordEvent;
 let workspaceId: string;
 const URLS = { allowPrivateNetworks: true };
 const DATA = { object: { id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7", name: 'O\'Brien \\ "quoted" $$ 😀 \n' } };
@@ -65,6 +66,9 @@ async function countQueries<T>(work: () => Promise<T>): Promise<{ result: T; que
   }
 }
 
+/** One pass of the sequencer, as every process runs after its writes. */
+const sequence = () => runPass(pool, deliveryFanOut(boss));
+
 const jobs = async () => (await boss.findJobs<DeliveryJob>(DELIVERY_QUEUE)).map((job) => job.data);
 
 beforeAll(async () => {
@@ -73,7 +77,6 @@ beforeAll(async () => {
   pool.on("error", () => undefined);
   await migrate(pool);
   boss = await startTestQueue(database.url);
-  recordEvent = eventRecorder(boss);
 });
 afterAll(async () => {
   await boss?.stop({ graceful: false });
@@ -86,7 +89,7 @@ beforeEach(async () => {
   await boss.deleteAllJobs(DELIVERY_QUEUE);
 });
 
-describe("recordEvent", () => {
+describe("recordEvent, then the sequencer's pass", () => {
   it("writes the event, one delivery per enabled subscription to its type, and each one's first job", async () => {
     const first = await subscribe(["lead.captured"]);
     const second = await subscribe(["lead.captured", "ticket.updated"]);
@@ -96,13 +99,15 @@ describe("recordEvent", () => {
     const { result: eventId, queries } = await countQueries(() =>
       withTransaction(pool, (db) => recordEvent(db, workspaceId, "lead.captured", DATA)),
     );
-    // The event with its fan-out, then the jobs, then COMMIT.
-    expect(queries).toHaveLength(4);
-    expect(queries[1]).toMatch(/record_event_deliveries\(/);
-    expect(queries[3]).toBe("COMMIT");
+    // BEGIN, the outbox row, COMMIT: the change's transaction does no fan-out.
+    expect(queries).toHaveLength(3);
+    expect(queries[1]).toMatch(/INSERT INTO event_outbox/);
+    expect(await jobs()).toEqual([]);
+    expect(await sequence()).toBe(1);
 
     const event: Event = await getEvent(pool, workspaceId, eventId);
     expect(event).toMatchObject({ id: eventId, type: "lead.captured", data: DATA, workspace_id: workspaceId });
+    expect(event.sequence).toBe(1);
     expect(Date.parse(event.timestamp)).toBeGreaterThan(Date.now() - 60_000);
     const { deliveries } = await rows();
     expect(deliveries.map((delivery) => delivery.webhook_id)).toEqual([first, second].sort());
@@ -128,15 +133,17 @@ describe("recordEvent", () => {
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");
+    expect(await sequence()).toBe(0);
     expect(await rows()).toEqual({ events: [], deliveries: [] });
     expect(await jobs()).toEqual([]);
   });
 
-  it("costs one statement and enqueues nothing when no one subscribes", async () => {
+  it("costs one statement, and its pass enqueues nothing, when no one subscribes", async () => {
     const { result: eventId, queries } = await countQueries(() =>
       withTransaction(pool, (db) => recordEvent(db, workspaceId, "ticket.updated", DATA)),
     );
     expect(queries).toHaveLength(3);
+    await sequence();
     expect((await rows()).events.map((row) => row.id)).toEqual([eventId]);
     expect((await rows()).deliveries).toEqual([]);
     expect(await jobs()).toEqual([]);
@@ -152,6 +159,7 @@ describe("recordEvent", () => {
       [template],
     );
     await withTransaction(pool, (db) => recordEvent(db, workspaceId, "ticket.updated", DATA));
+    await sequence();
     const { deliveries } = await rows();
     expect(new Set(deliveries.map((delivery) => delivery.id)).size).toBe(100);
     expect(new Set((await jobs()).map((job) => job.delivery_id))).toEqual(new Set(deliveries.map((d) => d.id)));
@@ -168,6 +176,7 @@ describe("recordEvent", () => {
     expect(queries.at(-1)).toMatch(/SELECT record_idempotency_key\([\s\S]*COMMIT$/);
     const replay = await idempotentWrite(pool, context, effect);
     expect(replay.replayed).toBe(true);
+    await sequence();
     const { events, deliveries } = await rows();
     expect(events.map((row) => row.id)).toEqual([(replay.answer.body as { event: string }).event]);
     expect(deliveries).toHaveLength(1);

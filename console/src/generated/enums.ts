@@ -9,4 +9,4 @@ import type { components } from "@service/spec/schema";
 export const SCOPES = ["leads:read","leads:write","conversations:read","conversations:write","tickets:read","tickets:write","webhooks:read","webhooks:write","events:read"] as const satisfies readonly components["schemas"]["Scope"][];
 
 /** Every value of `EventType`, in the contract's order. */
-export const EVENT_TYPES = ["lead.captured","conversation.created","ticket.updated"] as const satisfies readonly components["schemas"]["EventType"][];
+export const EVENT_TYPES = ["lead.captured","lead.updated","lead.deleted","conversation.created","conversation.updated","message.created","ticket.updated"] as const satisfies readonly components["schemas"]["EventType"][];

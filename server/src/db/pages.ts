@@ -137,7 +137,8 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
 }
 
 /**
- * `UPDATE table SET col = value, …, updated_at = now()` on one row of a workspace, returning the row. Column names
+ * `UPDATE table SET col = value, …, updated_at = now()` on one row of a workspace, returning the row; with `versioned`,
+ * also `version = version + 1` (the caller writes only what really changes). Column names
  * come from the caller's fixed list of updatable columns, never from the request.
  */
 export async function updateRow<Row>(
@@ -147,15 +148,20 @@ export async function updateRow<Row>(
   id: string,
   changes: Record<string, unknown>,
   columns: readonly string[],
-  types?: pg.CustomTypesConfig,
+  options: {
+    types?: pg.CustomTypesConfig;
+    /** The table's rows carry a `version` (leads, conversations, tickets): one more for this change. */
+    versioned?: boolean;
+  } = {},
 ): Promise<Row | undefined> {
   const names = Object.keys(changes).filter((name) => columns.includes(name));
   const values: unknown[] = [workspaceId, id, ...names.map((name) => changes[name])];
   const assignments = [...names.map((name, i) => `${name} = $${i + 3}`), "updated_at = now()"];
+  if (options.versioned) assignments.push("version = version + 1");
   const { rows } = await db.query<Row & pg.QueryResultRow>({
     text: `UPDATE ${table} SET ${assignments.join(", ")} WHERE workspace_id = $1 AND id = $2 RETURNING *`,
     values,
-    ...(types && { types }),
+    ...(options.types && { types: options.types }),
   });
   return rows[0];
 }

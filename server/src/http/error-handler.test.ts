@@ -31,6 +31,21 @@ describe("toAppError", () => {
     },
     { name: "a validator 404", given: { status: 404 }, want: { code: "ROUTE_NOT_FOUND" } },
     { name: "a validator 415", given: { status: 415 }, want: { code: "UNSUPPORTED_MEDIA_TYPE" } },
+    {
+      name: "a lead deleted under a write that names it",
+      given: { code: "23503", constraint: "tickets_lead_id_fkey" },
+      want: { code: "LEAD_NOT_FOUND", status: 404 },
+    },
+    {
+      name: "a conversation gone under a ticket that names it",
+      given: { code: "23503", constraint: "tickets_conversation_id_fkey" },
+      want: { code: "CONVERSATION_NOT_FOUND", status: 404 },
+    },
+    {
+      name: "another foreign key",
+      given: { code: "23503", constraint: "api_keys_workspace_id_fkey" },
+      want: { code: "INTERNAL_ERROR" },
+    },
     { name: "anything else", given: new TypeError("boom"), want: { code: "INTERNAL_ERROR", status: 500 } },
     { name: "a thrown string", given: "boom", want: { code: "INTERNAL_ERROR" } },
   ];

@@ -96,6 +96,21 @@ export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
   return out;
 }
 
+/**
+ * A write that names a lead or conversation which a concurrent delete removed after the service checked it: the
+ * foreign key's check waits for the delete and then fails (PostgreSQL's foreign_key_violation). It is the object's
+ * 404, as it would have been a moment later.
+ */
+function goneReference(error: unknown): AppError | undefined {
+  const pgError = error as { code?: string; constraint?: string };
+  if (pgError.code !== "23503" || typeof pgError.constraint !== "string") return undefined;
+  if (pgError.constraint.endsWith("_lead_id_fkey")) return new AppError("LEAD_NOT_FOUND", { cause: error });
+  if (pgError.constraint.endsWith("_conversation_id_fkey")) {
+    return new AppError("CONVERSATION_NOT_FOUND", { cause: error });
+  }
+  return undefined;
+}
+
 /** Maps any thrown value to an AppError. Pure: the table of what becomes which code lives here. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -108,6 +123,8 @@ export function toAppError(error: unknown): AppError {
   }
   const http = (typeof error === "object" && error !== null ? error : {}) as HttpLikeError;
   const status = http.status ?? http.statusCode;
+  const referenced = goneReference(error);
+  if (referenced) return referenced;
 
   // body-parser (express.json) failures, told apart by their documented `type`.
   switch (http.type) {

@@ -58,6 +58,8 @@ export interface ApiRequest {
   readonly clientIp: string | undefined;
   /** A request header by its name (any case), or undefined. */
   header(name: string): string | undefined;
+  /** Aborts when the connection closes before the answer is sent: a waiting handler stops waiting. */
+  readonly closed: AbortSignal;
 }
 
 // Written as distributive conditional types so that TypeScript compares two operations' calls by their shapes, not

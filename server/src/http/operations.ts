@@ -79,7 +79,7 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
     // The validator matched nothing it manages: no operation of the contract has this path.
     if (!openapi || !operation) throw new AppError("ROUTE_NOT_FOUND");
     res.locals.route = openapi.expressRoute;
-    const checked = { params: openapi.pathParams, query: req.query as Record<string, unknown>, body: req.body };
+    const checked = { params: openapi.pathParams, query: finiteQuery(req.query), body: req.body };
     const { authenticate, handler, early } = operation;
     const request = new RequestView(req);
     let reply: AnyReply;
@@ -109,6 +109,22 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
   return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
     serve(req, res).catch(next);
   };
+}
+
+/**
+ * The checked query, refusing a number that is not finite. The validator's coercion reads `Infinity` and `1e400` as
+ * integers and passes them on (its ajv `maximum` does not stop them), which PostgreSQL then refuses as a bigint: a 500.
+ * No parameter of the contract takes an infinite value, so any is a 400 naming the parameter.
+ */
+function finiteQuery(query: unknown): Record<string, unknown> {
+  const values = query as Record<string, unknown>;
+  const infinite = Object.entries(values).filter(([, value]) => typeof value === "number" && !Number.isFinite(value));
+  if (infinite.length > 0) {
+    throw new AppError("VALIDATION_FAILED", {
+      errors: infinite.map(([name]) => ({ path: `query.${name}`, message: "must be a finite number" })),
+    });
+  }
+  return values;
 }
 
 /** The admission of a call whose budget was decided before its handler started, or that has none. */
@@ -145,8 +161,17 @@ class Call {
 
 class RequestView implements ApiRequest {
   readonly #req: Request;
+  #closed: AbortController | undefined;
   constructor(req: Request) {
     this.#req = req;
+  }
+  get closed(): AbortSignal {
+    if (!this.#closed) {
+      const controller = new AbortController();
+      this.#closed = controller;
+      this.#req.res?.once("close", () => controller.abort());
+    }
+    return this.#closed.signal;
   }
   get method(): string {
     return this.#req.method;

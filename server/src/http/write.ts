@@ -20,6 +20,11 @@ export interface WriteDeps {
   pool: pg.Pool;
   /** How long a request waits for one in flight with the same key. */
   inFlightWaitMs: number;
+  /**
+   * For writes that record events: resolves once the events committed before the call are numbered (the sequencer's
+   * `settle`), so that a client holding the 2xx finds them in `/v1/events`.
+   */
+  settle?: () => Promise<void>;
 }
 
 /**
@@ -59,6 +64,7 @@ export function write<
     );
     // A replay runs no effect: it, too, is answered only once the budget admits the call.
     await call.admitted;
+    if (!replayed && deps.settle && answer.status < 300) await deps.settle();
     // A replay is the answer stored by this same operation, so it has the operation's reply shape.
     const reply = { status: answer.status, body: answer.body ?? undefined } as R;
     return replayed ? { ...reply, headers: { "Idempotent-Replayed": "true" } } : reply;

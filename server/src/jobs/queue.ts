@@ -1,7 +1,7 @@
 /**
  * The job queue: pg-boss 12 on the service's PostgreSQL, in a schema of its own. It carries webhook deliveries
  * (domain/webhooks/delivery-jobs.ts), the account e-mails (domain/auth/auth.jobs.ts) and the pruning of idempotency
- * keys (domain/idempotency/prune.ts).
+ * keys and of old events (jobs/pruning.ts), and the ends of snoozes.
  */
 import { type Db as JobDb, PgBoss, type Queue } from "pg-boss";
 import type { Logger } from "pino";

@@ -1,5 +1,6 @@
+import { encodeTime } from "ulid";
 import { describe, expect, it } from "vitest";
-import { idPattern, newId } from "./ids.ts";
+import { firstIdAt, idPattern, newId } from "./ids.ts";
 
 describe("newId", () => {
   it("gives unique ids of the contract's pattern that sort in the order they were made", () => {
@@ -19,5 +20,20 @@ describe("newId", () => {
     expect(counts.size).toBe(32);
     // 64,000 draws: 2,000 expected per character; a fair source stays within ±15 % of it.
     for (const count of counts.values()) expect(Math.abs(count - 2_000)).toBeLessThan(300);
+  });
+});
+
+describe("firstIdAt", () => {
+  it("sorts above every id made before its time and below every id made at or after it, however late it is asked", () => {
+    const at = Date.parse("2026-10-01T00:00:00Z");
+    // The last id of the millisecond before (the highest random part).
+    const before = `evt_${encodeTime(at - 1, 10)}${"Z".repeat(16)}`;
+    // Asked after ids of a later time were made: newId would stay monotonic, firstIdAt does not.
+    newId("event", Date.now());
+    const first = firstIdAt("event", at);
+    expect(first).toMatch(idPattern("event"));
+    expect(before < first).toBe(true);
+    expect(first <= newId("event", Date.now())).toBe(true);
+    expect(firstIdAt("event", at - 1) < first).toBe(true);
   });
 });

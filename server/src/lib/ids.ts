@@ -2,7 +2,7 @@
  * Prefixed, sortable ids (`lead_01JD3Z…`): a type prefix and a ULID, so ids sort by creation time, say what they
  * name, and match the contract's id patterns.
  */
-import { monotonicFactory } from "ulid";
+import { encodeTime, monotonicFactory } from "ulid";
 
 const ID_PREFIXES = {
   lead: "lead",
@@ -43,6 +43,17 @@ const nextUlid = monotonicFactory(pooledRandom);
  */
 export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${ID_PREFIXES[kind]}_${nextUlid(now)}`;
+}
+
+/**
+ * The smallest id of `kind` made at `time`: every id made earlier sorts below it. (`newId` cannot give it: its ULIDs
+ * never go back in time.)
+ *
+ * @example
+ * firstIdAt("event", Date.parse("2026-10-01T00:00:00Z")) // "evt_01K6DFZ1C00000000000000000"
+ */
+export function firstIdAt(kind: IdKind, time: number): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(time, 10)}${"0".repeat(16)}`;
 }
 
 const patterns = new Map<IdKind, RegExp>();

@@ -8,6 +8,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description Who wrote a message.
+         * @enum {string}
+         */
+        AuthorType: "lead" | "agent" | "system";
+        /**
          * @description Where a conversation takes place.
          * @enum {string}
          */
@@ -27,7 +32,8 @@ export interface components {
          *       "last_message_at": "2026-11-01T09:31:00Z",
          *       "message_count": 1,
          *       "created_at": "2026-11-01T09:31:00Z",
-         *       "updated_at": "2026-11-01T09:31:00Z"
+         *       "updated_at": "2026-11-01T09:31:00Z",
+         *       "version": 1
          *     }
          */
         Conversation: {
@@ -49,6 +55,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
+             */
+            version: number;
         };
         /** @description The data of `conversation.created`. */
         ConversationCreatedData: {
@@ -60,6 +71,7 @@ export interface components {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9M",
          *       "object": "event",
          *       "type": "conversation.created",
+         *       "sequence": 2,
          *       "timestamp": "2026-11-01T09:31:00Z",
          *       "api_version": "1.0",
          *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -77,7 +89,8 @@ export interface components {
          *           "last_message_at": "2026-11-01T09:31:00Z",
          *           "message_count": 1,
          *           "created_at": "2026-11-01T09:31:00Z",
-         *           "updated_at": "2026-11-01T09:31:00Z"
+         *           "updated_at": "2026-11-01T09:31:00Z",
+         *           "version": 1
          *         }
          *       }
          *     }
@@ -91,6 +104,13 @@ export interface components {
              * @enum {string}
              */
             type: "conversation.created";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
             /**
              * Format: date-time
              * @description When the change happened (RFC 3339, UTC).
@@ -112,13 +132,85 @@ export interface components {
          * @enum {string}
          */
         ConversationState: "open" | "snoozed" | "closed";
+        /** @description The data of `conversation.updated`. */
+        ConversationUpdatedData: {
+            object: components["schemas"]["Conversation"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `conversation.updated`: `data.object` is the conversation after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9R",
+         *       "object": "event",
+         *       "type": "conversation.updated",
+         *       "sequence": 4,
+         *       "timestamp": "2026-11-01T09:45:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *           "object": "conversation",
+         *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "subject": "Question about pricing",
+         *           "channel": "chat",
+         *           "state": "open",
+         *           "snoozed_until": null,
+         *           "assignee": "agent@example.com",
+         *           "priority": "normal",
+         *           "last_message_at": "2026-11-01T09:31:00Z",
+         *           "message_count": 1,
+         *           "created_at": "2026-11-01T09:31:00Z",
+         *           "updated_at": "2026-11-01T09:31:00Z",
+         *           "version": 1
+         *         },
+         *         "changed_fields": [
+         *           "state"
+         *         ],
+         *         "previous_attributes": {
+         *           "state": "closed"
+         *         }
+         *       }
+         *     }
+         */
+        ConversationUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["ConversationUpdatedData"];
+        };
         /**
          * Format: email
          * @description An e-mail address.
          */
         EmailAddress: string;
         /** @description Any event. */
-        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
+        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
          * @description Id of an event; also the `webhook-id` of its deliveries.
          * @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K
@@ -144,7 +236,8 @@ export interface components {
          *       },
          *       "external_id": "crm-4821",
          *       "created_at": "2026-11-01T09:30:00Z",
-         *       "updated_at": "2026-11-01T09:30:00Z"
+         *       "updated_at": "2026-11-01T09:30:00Z",
+         *       "version": 1
          *     }
          */
         Lead: {
@@ -169,6 +262,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
+             */
+            version: number;
         };
         /** @description The data of `lead.captured`. */
         LeadCapturedData: {
@@ -180,6 +278,7 @@ export interface components {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
          *       "object": "event",
          *       "type": "lead.captured",
+         *       "sequence": 1,
          *       "timestamp": "2026-11-01T09:30:00Z",
          *       "api_version": "1.0",
          *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -202,7 +301,8 @@ export interface components {
          *           },
          *           "external_id": "crm-4821",
          *           "created_at": "2026-11-01T09:30:00Z",
-         *           "updated_at": "2026-11-01T09:30:00Z"
+         *           "updated_at": "2026-11-01T09:30:00Z",
+         *           "version": 1
          *         }
          *       }
          *     }
@@ -217,6 +317,13 @@ export interface components {
              */
             type: "lead.captured";
             /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
              * Format: date-time
              * @description When the change happened (RFC 3339, UTC).
              */
@@ -225,6 +332,71 @@ export interface components {
             api_version: "1.0";
             workspace_id: components["schemas"]["WorkspaceId"];
             data: components["schemas"]["LeadCapturedData"];
+        };
+        /** @description The data of `lead.deleted`. */
+        LeadDeletedData: {
+            object: components["schemas"]["Lead"];
+        };
+        /**
+         * @description `lead.deleted`: `data.object` is the lead as it was when deleted.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9Q",
+         *       "object": "event",
+         *       "type": "lead.deleted",
+         *       "sequence": 9,
+         *       "timestamp": "2026-11-01T11:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "object": "lead",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "name": "Ada Lovelace",
+         *           "company": "Analytical Engines Ltd",
+         *           "status": "new",
+         *           "source": "website",
+         *           "tags": [
+         *             "trial",
+         *             "enterprise"
+         *           ],
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
+         *           "external_id": "crm-4821",
+         *           "created_at": "2026-11-01T09:30:00Z",
+         *           "updated_at": "2026-11-01T09:30:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        LeadDeletedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.deleted";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["LeadDeletedData"];
         };
         /**
          * @description Id of a lead.
@@ -236,6 +408,188 @@ export interface components {
          * @enum {string}
          */
         LeadStatus: "new" | "contacted" | "qualified" | "disqualified" | "converted";
+        /** @description The data of `lead.updated`. */
+        LeadUpdatedData: {
+            object: components["schemas"]["Lead"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `lead.updated`: `data.object` is the lead after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9P",
+         *       "object": "event",
+         *       "type": "lead.updated",
+         *       "sequence": 3,
+         *       "timestamp": "2026-11-01T09:40:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+         *           "object": "lead",
+         *           "email": "ada@example.com",
+         *           "phone": "+44 20 7946 0958",
+         *           "name": "Ada Lovelace",
+         *           "company": "Analytical Engines Ltd",
+         *           "status": "new",
+         *           "source": "website",
+         *           "tags": [
+         *             "trial",
+         *             "enterprise"
+         *           ],
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
+         *           "external_id": "crm-4821",
+         *           "created_at": "2026-11-01T09:30:00Z",
+         *           "updated_at": "2026-11-01T09:30:00Z",
+         *           "version": 1
+         *         },
+         *         "changed_fields": [
+         *           "status"
+         *         ],
+         *         "previous_attributes": {
+         *           "status": "contacted"
+         *         }
+         *       }
+         *     }
+         */
+        LeadUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "lead.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["LeadUpdatedData"];
+        };
+        /**
+         * @description One message of a conversation.
+         * @example {
+         *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+         *       "object": "message",
+         *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *       "author": {
+         *         "type": "lead",
+         *         "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+         *       },
+         *       "body": "Hi! Do you offer annual billing?",
+         *       "visibility": "public",
+         *       "created_at": "2026-11-01T09:31:00Z",
+         *       "version": 1
+         *     }
+         */
+        Message: {
+            id: components["schemas"]["MessageId"];
+            /** @enum {string} */
+            object: "message";
+            conversation_id: components["schemas"]["ConversationId"];
+            author: components["schemas"]["MessageAuthor"];
+            body: string;
+            visibility: components["schemas"]["MessageVisibility"];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: int32
+             * @description 1: a message does not change once written.
+             */
+            version: number;
+        };
+        /** @description The author of a message. */
+        MessageAuthor: {
+            type: components["schemas"]["AuthorType"];
+            /** @description The lead's id, or the agent's e-mail or id; null for `system`. */
+            id: string | null;
+        };
+        /** @description The data of `message.created`. */
+        MessageCreatedData: {
+            object: components["schemas"]["Message"];
+        };
+        /**
+         * @description `message.created`: `data.object` is the new message.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9S",
+         *       "object": "event",
+         *       "type": "message.created",
+         *       "sequence": 3,
+         *       "timestamp": "2026-11-01T09:31:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+         *           "object": "message",
+         *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+         *           "author": {
+         *             "type": "lead",
+         *             "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+         *           },
+         *           "body": "Hi! Do you offer annual billing?",
+         *           "visibility": "public",
+         *           "created_at": "2026-11-01T09:31:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        MessageCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.created";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["MessageCreatedData"];
+        };
+        /**
+         * @description Id of a message.
+         * @example msg_01JD3Z7B1B2C3D4E5F6G7H8J9K
+         */
+        MessageId: string;
+        /**
+         * @description Whether the lead can see a message.
+         * @enum {string}
+         */
+        MessageVisibility: "public" | "internal";
         /**
          * @description Urgency, shared by conversations and tickets.
          * @enum {string}
@@ -263,7 +617,8 @@ export interface components {
          *       "solved_at": null,
          *       "closed_at": null,
          *       "created_at": "2026-11-01T10:00:00Z",
-         *       "updated_at": "2026-11-01T10:05:00Z"
+         *       "updated_at": "2026-11-01T10:05:00Z",
+         *       "version": 2
          *     }
          */
         Ticket: {
@@ -290,6 +645,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
+             */
+            version: number;
         };
         /**
          * @description Id of a ticket (the workspace-wide `number` is separate).
@@ -329,6 +689,7 @@ export interface components {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9N",
          *       "object": "event",
          *       "type": "ticket.updated",
+         *       "sequence": 5,
          *       "timestamp": "2026-11-01T10:05:00Z",
          *       "api_version": "1.0",
          *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
@@ -351,7 +712,8 @@ export interface components {
          *           "solved_at": null,
          *           "closed_at": null,
          *           "created_at": "2026-11-01T10:00:00Z",
-         *           "updated_at": "2026-11-01T10:05:00Z"
+         *           "updated_at": "2026-11-01T10:05:00Z",
+         *           "version": 2
          *         },
          *         "changed_fields": [
          *           "status",
@@ -373,6 +735,13 @@ export interface components {
              * @enum {string}
              */
             type: "ticket.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
             /**
              * Format: date-time
              * @description When the change happened (RFC 3339, UTC).

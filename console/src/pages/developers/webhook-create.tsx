@@ -22,8 +22,12 @@ export const SECRET_WARNING =
 
 const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "lead.captured": "A lead is created",
+  "lead.updated": "A lead changes (with the changed fields)",
+  "lead.deleted": "A lead is deleted",
   "conversation.created": "A conversation starts",
-  "ticket.updated": "A ticket changes (with the changed fields)",
+  "conversation.updated": "A conversation changes: state, snooze, new message (with the changed fields)",
+  "message.created": "A message is added to a conversation",
+  "ticket.updated": "A ticket is created or changes (with the changed fields)",
 };
 
 /**

@@ -5,10 +5,11 @@
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
-import type { RecordEvent } from "../events/events.service.ts";
 import * as conversations from "./conversations.service.ts";
 
-export function conversationHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {
+export function conversationHandlers(
+  deps: WriteDeps & conversations.ConversationWriteDeps & { pool: pg.Pool },
+): OperationHandlers {
   const { pool } = deps;
   return {
     Conversations_list: async ({ principal, query }) => ({
@@ -25,7 +26,7 @@ export function conversationHandlers(deps: WriteDeps & { pool: pg.Pool; record: 
     })),
     Conversations_update: write(deps, async ({ principal, params, body }, db) => ({
       status: 200,
-      body: await conversations.updateConversation(db, principal.workspaceId, params.conversation_id, body),
+      body: await conversations.updateConversation(db, principal.workspaceId, params.conversation_id, body, deps),
     })),
     Conversations_listMessages: async ({ principal, params, query }) => ({
       status: 200,
@@ -33,7 +34,7 @@ export function conversationHandlers(deps: WriteDeps & { pool: pg.Pool; record: 
     }),
     Conversations_createMessage: write(deps, async ({ principal, params, body }, db) => ({
       status: 201,
-      body: await conversations.addMessage(db, principal.workspaceId, params.conversation_id, body),
+      body: await conversations.addMessage(db, principal.workspaceId, params.conversation_id, body, deps.record),
     })),
   };
 }

@@ -1,15 +1,13 @@
 /**
- * Conversations and their messages: the wire shapes and the rules of a write. Creating one records
- * `conversation.created` in the write's transaction.
+ * Conversations and their messages: the wire shapes and the rules of a write. Every change records its events in the
+ * write's transaction: `conversation.created` (and `message.created` for a first message), `conversation.updated`
+ * when a value really changes (a state move, a new message, a snooze that ended), `message.created`.
  *
  * States (spec/models/conversations.tsp): `open` ⇄ `snoozed` (with `snoozed_until` in the future), either to
- * `closed`, and `closed` → `open`. A snooze ends by itself at `snoozed_until`: from that instant the conversation
- * is `open` with `snoozed_until` null. Reads get that from the store, which maps an ended snooze in SQL (no job has
- * to run first); an update starts from `open` and stores the reopening with its other changes.
- *
- * `updated_at` is the time of the last write: a snooze that ends by itself does not change it (reading never
- * writes), so `updated_after` does not see it; the next update of the conversation sets it, as any write does.
+ * `closed`, and `closed` → `open`. A snooze ends at `snoozed_until` by a pg-boss job scheduled when it is set
+ * (snooze-end.ts), which stores the reopening and records it; an update that comes first starts from `open`.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
@@ -18,6 +16,7 @@ import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
 import type { ConversationChanges, ConversationFilters, ConversationRow, MessageRow } from "./conversations.store.ts";
 import * as store from "./conversations.store.ts";
+import { CONVERSATION_FIELDS } from "./conversations.store.ts";
 
 export type Conversation = components["schemas"]["Conversation"];
 type ConversationCreate = components["schemas"]["ConversationCreate"];
@@ -50,6 +49,7 @@ export function toConversation(row: ConversationRow): Conversation {
     message_count: row.message_count,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    version: row.version,
   };
 }
 
@@ -62,6 +62,26 @@ export function toMessage(row: MessageRow): Message {
     body: row.body,
     visibility: row.visibility,
     created_at: row.created_at.toISOString(),
+    version: row.version,
+  };
+}
+
+/** What a conversation's writes need beyond the database: the recorder of events and the snooze's end. */
+export interface ConversationWriteDeps {
+  record: RecordEvent;
+  /** Schedules the end of a snooze at `until`, in the caller's transaction (snooze-end.ts). */
+  scheduleSnoozeEnd(db: Db, workspaceId: string, conversationId: string, until: Date): Promise<void>;
+}
+
+type ConversationField = (typeof CONVERSATION_FIELDS)[number];
+
+/** `conversation.updated`'s data: the conversation after, what changed, and what it was before. */
+function conversationUpdate(before: Conversation, after: Conversation) {
+  const changed = CONVERSATION_FIELDS.filter((field) => !isDeepStrictEqual(before[field], after[field]));
+  return {
+    object: after,
+    changed_fields: changed,
+    previous_attributes: Object.fromEntries(changed.map((field) => [field, before[field]])),
   };
 }
 
@@ -75,7 +95,7 @@ export function toMessage(row: MessageRow): Message {
  * `state`, so that writing them also stores a reopening that until then was only read.
  */
 export function conversationChanges(
-  current: Pick<ConversationRow, "state" | "snoozed_until">,
+  current: Pick<ConversationRow, "state" | "snoozed_until"> & Partial<ConversationRow>,
   patch: ConversationUpdate,
   now: Date,
 ): ConversationChanges {
@@ -94,14 +114,32 @@ export function conversationChanges(
         errors: [{ path: "body.snoozed_until", message: "a snoozed conversation needs snoozed_until in the future" }],
       });
     }
-    return { ...patch, state, snoozed_until: until };
+    return onlyChanged(current, { ...patch, state, snoozed_until: new Date(until).toISOString() });
   }
   if (patch.snoozed_until) {
     throw new AppError("VALIDATION_FAILED", {
       errors: [{ path: "body.snoozed_until", message: "only a snoozed conversation has snoozed_until" }],
     });
   }
-  return { ...patch, state, snoozed_until: null };
+  return onlyChanged(current, { ...patch, state, snoozed_until: null });
+}
+
+/** The changes that set a value other than the current one (a patch that repeats the current values changes nothing). */
+function onlyChanged(
+  current: Pick<ConversationRow, "state" | "snoozed_until"> & Partial<ConversationRow>,
+  changes: ConversationChanges,
+): ConversationChanges {
+  const wire = (field: keyof ConversationChanges, value: unknown) =>
+    field === "snoozed_until" && value instanceof Date ? value.toISOString() : (value ?? null);
+  return Object.fromEntries(
+    Object.entries(changes).filter(
+      ([field, value]) =>
+        !isDeepStrictEqual(
+          wire(field as keyof ConversationChanges, value),
+          wire(field as keyof ConversationChanges, current[field as ConversationField]),
+        ),
+    ),
+  ) as ConversationChanges;
 }
 
 /** 404 `CONVERSATION_NOT_FOUND` unless the conversation a ticket points at is in the workspace; none is fine. */
@@ -117,13 +155,19 @@ export async function getConversation(db: Db, workspaceId: string, id: string): 
   return toConversation(await store.findConversationRow(db, workspaceId, id));
 }
 
-function insertMessage(db: Db, workspaceId: string, conversationId: string, input: MessageCreate) {
-  return store.insertMessageRow(db, workspaceId, conversationId, {
-    author_type: input.author.type,
-    author_id: input.author.id ?? null,
-    body: input.body,
-    visibility: input.visibility ?? "public",
-  });
+function insertMessage(db: Db, workspaceId: string, conversationId: string, input: MessageCreate, changes: boolean) {
+  return store.insertMessageRow(
+    db,
+    workspaceId,
+    conversationId,
+    {
+      author_type: input.author.type,
+      author_id: input.author.id ?? null,
+      body: input.body,
+      visibility: input.visibility ?? "public",
+    },
+    changes,
+  );
 }
 
 export async function createConversation(
@@ -140,10 +184,11 @@ export async function createConversation(
     assignee: input.assignee ?? null,
     priority: input.priority ?? "normal",
   });
-  if (input.message) await insertMessage(db, workspaceId, id, input.message);
+  const first = input.message ? await insertMessage(db, workspaceId, id, input.message, false) : undefined;
   // Read back after the first message, so that the event carries its count and time.
   const conversation = await getConversation(db, workspaceId, id);
   await record(db, workspaceId, "conversation.created", { object: conversation });
+  if (first) await record(db, workspaceId, "message.created", { object: toMessage(first.message) });
   return conversation;
 }
 
@@ -152,11 +197,33 @@ export async function updateConversation(
   workspaceId: string,
   id: string,
   patch: ConversationUpdate,
+  deps: ConversationWriteDeps,
   now: Date = new Date(),
 ): Promise<Conversation> {
   const current = await store.lockConversationRow(db, workspaceId, id);
   const changes = conversationChanges(current, patch, now);
-  return toConversation(await store.updateConversationRow(db, workspaceId, id, changes));
+  const before = toConversation(current);
+  if (Object.keys(changes).length === 0) return before;
+  const after = toConversation(await store.updateConversationRow(db, workspaceId, id, changes));
+  if (after.state === "snoozed" && after.snoozed_until && changes.snoozed_until) {
+    await deps.scheduleSnoozeEnd(db, workspaceId, id, new Date(after.snoozed_until));
+  }
+  await deps.record(db, workspaceId, "conversation.updated", conversationUpdate(before, after));
+  return after;
+}
+
+/** Ends a due snooze (snooze-end.ts): stores `open` and records it; nothing when it is no longer due. */
+export async function endSnooze(db: Db, workspaceId: string, id: string, record: RecordEvent): Promise<boolean> {
+  const ended = await store.endSnoozeRow(db, workspaceId, id);
+  if (!ended) return false;
+  const data = conversationUpdate(toConversation(ended.before), toConversation(ended.after));
+  await record(db, workspaceId, "conversation.updated", data);
+  return true;
+}
+
+/** Takes a deleted lead off its conversations (lead-deletion.ts); returns them as changed. */
+export async function detachConversationsFromLead(db: Db, workspaceId: string, leadId: string) {
+  return (await store.detachLeadRows(db, workspaceId, leadId)).map(toConversation);
 }
 
 export async function listMessages(db: Db, workspaceId: string, conversationId: string, query: PageParams) {
@@ -169,7 +236,12 @@ export async function addMessage(
   workspaceId: string,
   conversationId: string,
   input: MessageCreate,
+  record: RecordEvent,
 ): Promise<Message> {
-  await store.lockConversationRow(db, workspaceId, conversationId);
-  return toMessage(await insertMessage(db, workspaceId, conversationId, input));
+  const before = toConversation(await store.lockConversationRow(db, workspaceId, conversationId));
+  const added = await insertMessage(db, workspaceId, conversationId, input, true);
+  const message = toMessage(added.message);
+  await record(db, workspaceId, "message.created", { object: message });
+  await record(db, workspaceId, "conversation.updated", conversationUpdate(before, toConversation(added.conversation)));
+  return message;
 }

@@ -21,6 +21,7 @@ export interface ConversationRow {
   message_count: number;
   created_at: Date;
   updated_at: Date;
+  version: number;
 }
 
 export interface MessageRow {
@@ -31,6 +32,7 @@ export interface MessageRow {
   body: string;
   visibility: Message["visibility"];
   created_at: Date;
+  version: number;
 }
 
 /**
@@ -39,8 +41,8 @@ export interface MessageRow {
  */
 export interface ConversationChanges {
   subject?: string | null;
-  state: ConversationRow["state"];
-  snoozed_until: string | null;
+  state?: ConversationRow["state"];
+  snoozed_until?: string | null;
   assignee?: string | null;
   priority?: ConversationRow["priority"];
 }
@@ -56,29 +58,20 @@ export interface ConversationFilters {
 }
 
 /**
- * A snooze ends by itself at `snoozed_until` (spec/models/conversations.tsp), with no job having to run first: every
- * read of a conversation goes through this select list, which maps a stored `snoozed` whose `snoozed_until` is not
- * after `now()` to `open` with `snoozed_until` null. An update stores the reopening (the service always writes the
- * state); until then the row keeps its stored `snoozed`, and reading it writes nothing (nor its `updated_at`).
- * No periodic job rewrites ended snoozes: every read already answers `open`, so it would change no answer.
+ * The columns a write compares and reports (`changed_fields`), in the wire's order. A snooze ends by a job at
+ * `snoozed_until` (snooze-end.ts), which stores the reopening as any change is stored: what a read returns is what is
+ * stored, and every change of it is an event.
  */
-const SNOOZE_ENDED = "(state = 'snoozed' AND snoozed_until <= now())";
-const CONVERSATION_COLUMNS = `id, lead_id, subject, channel,
-  CASE WHEN ${SNOOZE_ENDED} THEN 'open' ELSE state END AS state,
-  CASE WHEN ${SNOOZE_ENDED} THEN NULL ELSE snoozed_until END AS snoozed_until,
-  assignee, priority, last_message_at, message_count, created_at, updated_at`;
-
-/**
- * The list's `state` filter on the same effective state as the select list. Spelled per state rather than as
- * `CASE … = ?`, so that each is a plain condition on the stored columns that an index on them could serve. There
- * is no index on `state` today: EXPLAIN shows the same plan as the plain `state = ?` had, a backward walk by id that
- * filters the workspace's rows.
- */
-const STATE_FILTERS: Readonly<Record<ConversationRow["state"], string>> = {
-  open: "(state = ? OR (state = 'snoozed' AND snoozed_until <= now()))",
-  snoozed: "(state = ? AND snoozed_until > now())",
-  closed: "state = ?",
-};
+export const CONVERSATION_FIELDS = [
+  "lead_id",
+  "subject",
+  "state",
+  "snoozed_until",
+  "assignee",
+  "priority",
+  "last_message_at",
+  "message_count",
+] as const;
 
 const conversationNotFound = (id: string) =>
   new AppError("CONVERSATION_NOT_FOUND", { detail: `No conversation ${id} in this workspace.` });
@@ -93,11 +86,11 @@ export function listConversationRows<Item>(
   return listPage(
     db,
     {
-      select: `SELECT ${CONVERSATION_COLUMNS} FROM conversations`,
+      select: "SELECT * FROM conversations",
       kind: "conversation",
       workspaceId,
       filters: [
-        [filters.state ? STATE_FILTERS[filters.state] : "", filters.state],
+        ["state = ?", filters.state],
         ["lead_id = ?", filters.lead_id],
         ["assignee = ?", filters.assignee],
         ["created_at >= ?", filters.created_after],
@@ -110,9 +103,7 @@ export function listConversationRows<Item>(
 }
 
 export function findConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
-  return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id), {
-    columns: CONVERSATION_COLUMNS,
-  });
+  return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id));
 }
 
 /**
@@ -122,7 +113,6 @@ export function findConversationRow(db: Db, workspaceId: string, id: string): Pr
 export function lockConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
   return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id), {
     forUpdate: true,
-    columns: CONVERSATION_COLUMNS,
   });
 }
 
@@ -140,17 +130,16 @@ export async function insertConversationRow(
   return id;
 }
 
-/**
- * Writes the changes and returns the row as stored. The service's changes always name `state` (and with it
- * `snoozed_until`), so a snooze that had ended is stored as `open` here and the stored row needs no mapping.
- */
+/** Writes the changes (only what really changes: the service compares) and returns the row as stored. */
 export async function updateConversationRow(
   db: Db,
   workspaceId: string,
   id: string,
   changes: ConversationChanges,
 ): Promise<ConversationRow> {
-  const row = await updateRow<ConversationRow>(db, "conversations", workspaceId, id, { ...changes }, UPDATABLE);
+  const row = await updateRow<ConversationRow>(db, "conversations", workspaceId, id, { ...changes }, UPDATABLE, {
+    versioned: true,
+  });
   if (!row) throw conversationNotFound(id);
   return row;
 }
@@ -175,13 +164,18 @@ export function listMessageRows<Item>(
   );
 }
 
-/** Adds a message and counts it on its conversation, in the caller's transaction. */
+/**
+ * Adds a message and counts it on its conversation, in the caller's transaction; returns both as stored. A message
+ * added to an existing conversation changes it (one more `version`); the first message of a new one is part of its
+ * creation (`version` stays 1).
+ */
 export async function insertMessageRow(
   db: Db,
   workspaceId: string,
   conversationId: string,
   values: Pick<MessageRow, "author_type" | "author_id" | "body" | "visibility">,
-): Promise<MessageRow> {
+  changesConversation: boolean,
+): Promise<{ message: MessageRow; conversation: ConversationRow }> {
   const { rows } = await db.query<MessageRow>(
     `INSERT INTO messages (id, workspace_id, conversation_id, author_type, author_id, body, visibility)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
@@ -196,10 +190,40 @@ export async function insertMessageRow(
     ],
   );
   const message = rows[0] as MessageRow;
-  await db.query(
-    `UPDATE conversations SET message_count = message_count + 1, last_message_at = $3, updated_at = now()
-      WHERE workspace_id = $1 AND id = $2`,
-    [workspaceId, conversationId, message.created_at],
+  const updated = await db.query<ConversationRow>(
+    `UPDATE conversations SET message_count = message_count + 1, last_message_at = $3, updated_at = now(),
+            version = version + $4
+      WHERE workspace_id = $1 AND id = $2 RETURNING *`,
+    [workspaceId, conversationId, message.created_at, changesConversation ? 1 : 0],
   );
-  return message;
+  return { message, conversation: updated.rows[0] as ConversationRow };
+}
+
+/** Takes the lead off its conversations (the lead is being deleted); returns them as stored. */
+export async function detachLeadRows(db: Db, workspaceId: string, leadId: string): Promise<ConversationRow[]> {
+  const { rows } = await db.query<ConversationRow>(
+    `UPDATE conversations SET lead_id = NULL, updated_at = now(), version = version + 1
+      WHERE workspace_id = $1 AND lead_id = $2 RETURNING *`,
+    [workspaceId, leadId],
+  );
+  return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Ends a snooze that is due: the row, when it is still snoozed until no later than `now()`, becomes `open`. Returns
+ * the row before and after, or nothing when there was nothing to end (updated, reopened or snoozed again meanwhile).
+ */
+export async function endSnoozeRow(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<{ before: ConversationRow; after: ConversationRow } | undefined> {
+  const { rows } = await db.query<ConversationRow>(
+    "SELECT * FROM conversations WHERE workspace_id = $1 AND id = $2 AND state = 'snoozed' AND snoozed_until <= now() FOR UPDATE",
+    [workspaceId, id],
+  );
+  const before = rows[0];
+  if (!before) return undefined;
+  const after = await updateConversationRow(db, workspaceId, id, { state: "open", snoozed_until: null });
+  return { before, after };
 }

@@ -9,6 +9,7 @@ const ROW: EventRow = {
   type: "lead.captured",
   data: { object: { id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7", object: "lead" } },
   created_at: new Date("2026-11-01T09:30:00.000Z"),
+  sequence: "7",
 };
 
 describe("toEvent", () => {
@@ -16,6 +17,7 @@ describe("toEvent", () => {
     expect(toEvent(ROW)).toEqual({
       id: ROW.id,
       object: "event",
+      sequence: 7,
       type: "lead.captured",
       timestamp: "2026-11-01T09:30:00.000Z",
       api_version: "1.0",

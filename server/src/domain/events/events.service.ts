@@ -1,27 +1,29 @@
 /**
  * Events: the wire shape (the envelope that `/v1/events` lists and webhooks deliver), their reads, and their
- * writing. An event is written in the transaction of the change it describes (no event without its change, no
- * change without its event), with its webhook deliveries: the writes of leads, conversations and tickets are given
- * `eventRecorder(queue)` of webhooks/record.ts as their `RecordEvent` (webhooks import events; events import nothing
- * of theirs).
+ * writing. A change writes its events to the outbox in its own transaction (no event without its change, no change
+ * without its event); the sequencer (sequencer.ts) numbers them once committed and moves them into `events`, and its
+ * pass makes their webhook deliveries (webhooks/fan-out.ts: webhooks import events; events import nothing of theirs).
  */
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
-import type { EventFilters, EventRow } from "./events.store.ts";
+import type { EventFilters, EventRow, NewEvent } from "./events.store.ts";
 import * as store from "./events.store.ts";
 
 export type Event = components["schemas"]["Event"];
 export type EventType = components["schemas"]["EventType"];
 
 const API_VERSION = "1.0";
+const DEFAULT_PAGE_SIZE = 20;
 
 export function toEvent(row: EventRow): Event {
   return {
     id: row.id,
     object: "event",
     type: row.type,
+    sequence: Number(row.sequence),
     timestamp: row.created_at.toISOString(),
     api_version: API_VERSION,
     workspace_id: row.workspace_id,
@@ -31,25 +33,98 @@ export function toEvent(row: EventRow): Event {
   } as Event;
 }
 
-/** Records an event in the caller's transaction, with its webhook deliveries; returns the event's id. */
+/** Records an event in the caller's transaction (numbered once it commits); returns the event's id. */
 export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: object) => Promise<string>;
 
+/** One event of a change, for `recordEvents`. */
+export interface Change {
+  type: EventType;
+  data: object;
+}
+
 /**
- * A new event's envelope. Its id and its time come from one reading of the clock here, not from the database, so
- * that the envelope, which each delivery sends as its body, is complete before its row is written.
+ * A new event as its change writes it. Its id and its time come from one reading of the clock here: the id orders
+ * events by creation, and retention deletes by it.
  */
-export function newEvent(workspaceId: string, type: EventType, data: object, now = Date.now()): Event {
+function newEvent(workspaceId: string, type: EventType, data: object, now = Date.now()): NewEvent {
+  return { id: newId("event", now), workspace_id: workspaceId, type, data, created_at: new Date(now).toISOString() };
+}
+
+/**
+ * The envelope of a test event (`POST …/webhooks/{id}/test`): shaped as a real one, not stored, and outside the stream
+ * (`sequence` 0), so that a receiver's gap check never counts it.
+ */
+export function testEvent(workspaceId: string, type: EventType, data: object): Event {
+  const event = newEvent(workspaceId, type, data);
   return toEvent({
-    id: newId("event", now),
-    workspace_id: workspaceId,
-    type,
-    data: data as EventRow["data"],
-    created_at: new Date(now),
+    ...event,
+    data: event.data as EventRow["data"],
+    created_at: new Date(event.created_at),
+    sequence: 0,
   });
 }
 
+/** Writes the events of one change to the outbox, in the caller's transaction and in this order. */
+export async function recordEvents(db: Db, workspaceId: string, changes: readonly Change[]): Promise<string[]> {
+  const now = Date.now();
+  const events = changes.map((change) => newEvent(workspaceId, change.type, change.data, now));
+  await store.insertOutboxEvents(db, events);
+  return events.map((event) => event.id);
+}
+
+/**
+ * @example
+ * await recordEvent(client, workspaceId, "lead.captured", { object: lead }); // "evt_01JD…"
+ */
+export const recordEvent: RecordEvent = async (db, workspaceId, type, data) => {
+  const [id] = await recordEvents(db, workspaceId, [{ type, data }]);
+  return id as string;
+};
+
 export function listEvents(db: Db, workspaceId: string, query: EventFilters & PageParams) {
   return store.listEventRows(db, workspaceId, query, query, toEvent);
+}
+
+export interface StreamQuery extends EventFilters {
+  after_sequence: number;
+  limit?: number;
+}
+
+/**
+ * The events after `after_sequence`, oldest first. 0 starts at the oldest kept; a position whose next event was
+ * deleted by retention is a 410 `EVENTS_EXPIRED` saying where the kept window starts (the consumer has a gap it can
+ * only fill by rebuilding), and one past the newest event a 400 (it is not a position this workspace gave).
+ */
+export async function listStream(db: Db, workspaceId: string, query: StreamQuery) {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await store.streamRows(db, workspaceId, query.after_sequence, limit, query);
+  if (rows.length === 0 && query.after_sequence > 0) await checkPosition(db, workspaceId, query.after_sequence);
+  else if (rows.length > 0 && query.after_sequence > 0 && Number(rows[0]?.sequence) > query.after_sequence + 1) {
+    // A filtered stream skips sequences of other types; only an unfiltered one can tell a gap from retention here.
+    await checkPosition(db, workspaceId, query.after_sequence);
+  }
+  const has_more = rows.length > limit;
+  return {
+    object: "list" as const,
+    data: rows.slice(0, limit).map(toEvent),
+    has_more,
+    next_cursor: null,
+  };
+}
+
+async function checkPosition(db: Db, workspaceId: string, after: number): Promise<void> {
+  const { last, prunedThrough } = await store.streamBounds(db, workspaceId);
+  if (after < prunedThrough) {
+    throw new AppError("EVENTS_EXPIRED", {
+      detail: `The events after sequence ${after} up to ${prunedThrough} are older than 30 days and deleted; the oldest kept is ${prunedThrough + 1}.`,
+      oldestSequence: prunedThrough + 1,
+    });
+  }
+  if (after > last) {
+    throw new AppError("VALIDATION_FAILED", {
+      errors: [{ path: "query.after_sequence", message: `is past the newest event of this workspace (${last})` }],
+    });
+  }
 }
 
 export async function getEvent(db: Db, workspaceId: string, id: string): Promise<Event> {

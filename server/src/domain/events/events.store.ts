@@ -1,4 +1,4 @@
-/** All SQL of events. */
+/** All SQL of events: the outbox a change writes to, the sequencer's pass, and the reads. */
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
@@ -10,11 +10,60 @@ export interface EventRow {
   type: components["schemas"]["EventType"];
   data: Record<string, unknown>;
   created_at: Date;
+  /** bigint: pg reads it as text. */
+  sequence: string | number;
+}
+
+/** A numbered event and the subscriptions it goes to (`sequence_events()`, migration 0010). */
+export interface SequencedRow extends EventRow {
+  webhook_ids: string[];
 }
 
 export interface EventFilters {
   type?: EventRow["type"];
   created_after?: string;
+}
+
+/** A new event as its change's transaction writes it: numbered later, once committed. */
+export interface NewEvent {
+  id: string;
+  workspace_id: string;
+  type: EventRow["type"];
+  data: object;
+  created_at: string;
+}
+
+/** Writes events to the outbox in the caller's transaction, in the order given. */
+export async function insertOutboxEvents(db: Db, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db.query({
+    name: "insert-outbox-events",
+    text: `INSERT INTO event_outbox (id, workspace_id, type, data, created_at)
+           SELECT e.id, e.workspace_id, e.type, e.data::jsonb, e.created_at::timestamptz
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+                  WITH ORDINALITY AS e(id, workspace_id, type, data, created_at, n)
+            ORDER BY e.n`,
+    values: [
+      events.map((event) => event.id),
+      events.map((event) => event.workspace_id),
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event.data)),
+      events.map((event) => event.created_at),
+    ],
+  });
+}
+
+/**
+ * One pass of the sequencer in the caller's transaction: the committed events of at most `transactions` transactions
+ * numbered and moved into `events`, ordered by workspace and sequence.
+ */
+export async function sequenceEvents(db: Db, transactions: number): Promise<SequencedRow[]> {
+  const { rows } = await db.query<SequencedRow>({
+    name: "sequence-events",
+    text: "SELECT * FROM sequence_events($1)",
+    values: [transactions],
+  });
+  return rows;
 }
 
 export function listEventRows<Item>(
@@ -38,6 +87,59 @@ export function listEventRows<Item>(
     page,
     toItem,
   );
+}
+
+/** Up to `limit + 1` events after `after`, oldest first (the extra one tells whether more follow). */
+export async function streamRows(
+  db: Db,
+  workspaceId: string,
+  after: number,
+  limit: number,
+  filters: EventFilters,
+): Promise<EventRow[]> {
+  const { rows } = await db.query<EventRow>({
+    name: `stream-events${filters.type ? "-type" : ""}${filters.created_after ? "-since" : ""}`,
+    text: `SELECT * FROM events WHERE workspace_id = $1 AND sequence > $2
+             ${filters.type ? "AND type = $4" : "AND $4::text IS NULL"}
+             ${filters.created_after ? "AND created_at >= $5" : "AND $5::text IS NULL"}
+            ORDER BY sequence LIMIT $3`,
+    values: [workspaceId, after, limit + 1, filters.type ?? null, filters.created_after ?? null],
+  });
+  return rows;
+}
+
+/** The workspace's last sequence given and the last deleted by retention (0 and 0 before its first event). */
+export async function streamBounds(db: Db, workspaceId: string): Promise<{ last: number; prunedThrough: number }> {
+  const { rows } = await db.query<{ last_sequence: string; pruned_through: string }>({
+    name: "event-stream-bounds",
+    text: "SELECT last_sequence, pruned_through FROM event_sequences WHERE workspace_id = $1",
+    values: [workspaceId],
+  });
+  const row = rows[0];
+  return { last: Number(row?.last_sequence ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
+}
+
+/**
+ * Deletes up to `limit` events created before `before`, oldest first, and records per workspace the last sequence
+ * deleted. Event ids begin with their creation time (ULID), so the primary key walks them oldest first. Returns how
+ * many it deleted.
+ */
+export async function deleteEventsBefore(db: Db, beforeId: string, limit: number): Promise<number> {
+  const { rows } = await db.query<{ deleted: string }>({
+    name: "prune-events",
+    text: `WITH gone AS (
+             DELETE FROM events WHERE id IN (SELECT id FROM events WHERE id < $1 ORDER BY id LIMIT $2)
+             RETURNING workspace_id, sequence
+           ), marks AS (
+             UPDATE event_sequences s SET pruned_through = greatest(s.pruned_through, g.through)
+               FROM (SELECT workspace_id, max(sequence) AS through FROM gone GROUP BY workspace_id) g
+              WHERE s.workspace_id = g.workspace_id
+             RETURNING 1
+           )
+           SELECT count(*) AS deleted FROM gone`,
+    values: [beforeId, limit],
+  });
+  return Number(rows[0]?.deleted ?? 0);
 }
 
 export function findEventRow(db: Db, workspaceId: string, id: string): Promise<EventRow> {

@@ -2,7 +2,8 @@
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
-import type { RecordEvent } from "../events/events.service.ts";
+import { type RecordEvent, recordEvents } from "../events/events.service.ts";
+import { deleteLeadAndDetach } from "./lead-deletion.ts";
 import * as leads from "./leads.service.ts";
 
 export function leadHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {
@@ -22,10 +23,10 @@ export function leadHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEv
     })),
     Leads_update: write(deps, async ({ principal, params, body }, db) => ({
       status: 200,
-      body: await leads.updateLead(db, principal.workspaceId, params.lead_id, body),
+      body: await leads.updateLead(db, principal.workspaceId, params.lead_id, body, deps.record),
     })),
     Leads_delete: write(deps, async ({ principal, params }, db) => {
-      await leads.deleteLead(db, principal.workspaceId, params.lead_id);
+      await deleteLeadAndDetach(db, principal.workspaceId, params.lead_id, recordEvents);
       return { status: 204 };
     }),
   };

@@ -44,6 +44,7 @@ describe("toLead", () => {
       external_id: null,
       created_at: "2026-11-01T09:30:00.000Z",
       updated_at: "2026-11-01T10:00:00.000Z",
+      version: 1,
     };
     expect(toLead(row)).toEqual({
       id: row.id,
@@ -59,6 +60,7 @@ describe("toLead", () => {
       external_id: null,
       created_at: "2026-11-01T09:30:00.000Z",
       updated_at: "2026-11-01T10:00:00.000Z",
+      version: 1,
     });
   });
 });

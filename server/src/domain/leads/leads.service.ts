@@ -1,7 +1,9 @@
 /**
- * Leads: the wire shape and the rules of a write. Tags are a set (duplicates dropped, first order kept); creating a
- * lead records `lead.captured` in the write's transaction.
+ * Leads: the wire shape and the rules of a write. Tags are a set (duplicates dropped, first order kept). Every change
+ * records its event in the write's transaction: `lead.captured`, `lead.updated` (only when a value really changes;
+ * an update to the same values changes nothing, not even `version`), `lead.deleted` (lead-deletion.ts).
  */
+import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
@@ -28,6 +30,7 @@ export function toLead(row: LeadRow): Lead {
     external_id: row.external_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    version: row.version,
   };
 }
 
@@ -67,8 +70,40 @@ export async function createLead(db: Db, workspaceId: string, input: LeadCreate,
   return lead;
 }
 
-export async function updateLead(db: Db, workspaceId: string, id: string, patch: LeadUpdate): Promise<Lead> {
-  return toLead(await store.updateLeadRow(db, workspaceId, id, toValues(patch)));
+type LeadField = keyof LeadValues & keyof Lead;
+
+/** The fields whose value `values` really changes on `current` (attributes compared as JSON values, not text). */
+function changedLeadFields(current: Lead, values: LeadValues): LeadField[] {
+  return (Object.keys(values) as LeadField[]).filter((field) => {
+    const next = field === "custom_attributes" ? JSON.parse(values.custom_attributes as string) : values[field];
+    return !isDeepStrictEqual(next ?? null, current[field]);
+  });
+}
+
+export async function updateLead(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  patch: LeadUpdate,
+  record: RecordEvent,
+): Promise<Lead> {
+  const current = toLead(await store.lockLeadRow(db, workspaceId, id));
+  const values = toValues(patch);
+  const changed = changedLeadFields(current, values);
+  if (changed.length === 0) return current;
+  const changes = Object.fromEntries(changed.map((field) => [field, values[field]])) as LeadValues;
+  const lead = toLead(await store.updateLeadRow(db, workspaceId, id, changes));
+  await record(db, workspaceId, "lead.updated", {
+    object: lead,
+    changed_fields: changed,
+    previous_attributes: Object.fromEntries(changed.map((field) => [field, current[field]])),
+  });
+  return lead;
+}
+
+/** Locks the lead for its deletion (lead-deletion.ts): a conversation or ticket made meanwhile waits, then fails. */
+export async function lockLead(db: Db, workspaceId: string, id: string): Promise<Lead> {
+  return toLead(await store.lockLeadRow(db, workspaceId, id));
 }
 
 export function deleteLead(db: Db, workspaceId: string, id: string): Promise<void> {

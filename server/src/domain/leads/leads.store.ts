@@ -20,6 +20,7 @@ export interface LeadRow {
   /** As the wire writes it: a lead's rows only go to the wire, so its timestamps are read as text (WIRE_TIMESTAMPS). */
   created_at: string;
   updated_at: string;
+  version: number;
 }
 
 /** The columns a write may set, as the service has prepared them (tags de-duplicated, attributes as JSON text). */
@@ -89,6 +90,14 @@ export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<Le
   return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), { types: WIRE_TIMESTAMPS });
 }
 
+/** The row, locked until the transaction ends: an update compares with it, a deletion holds it. */
+export function lockLeadRow(db: Db, workspaceId: string, id: string): Promise<LeadRow> {
+  return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), {
+    types: WIRE_TIMESTAMPS,
+    forUpdate: true,
+  });
+}
+
 export async function insertLeadRow(db: Db, workspaceId: string, values: Required<LeadValues>): Promise<LeadRow> {
   try {
     const { rows } = await db.query<LeadRow>({
@@ -119,7 +128,10 @@ export async function insertLeadRow(db: Db, workspaceId: string, values: Require
 export async function updateLeadRow(db: Db, workspaceId: string, id: string, values: LeadValues): Promise<LeadRow> {
   let row: LeadRow | undefined;
   try {
-    row = await updateRow<LeadRow>(db, "leads", workspaceId, id, { ...values }, UPDATABLE, WIRE_TIMESTAMPS);
+    row = await updateRow<LeadRow>(db, "leads", workspaceId, id, { ...values }, UPDATABLE, {
+      types: WIRE_TIMESTAMPS,
+      versioned: true,
+    });
   } catch (error) {
     externalIdTaken(error);
   }

@@ -26,6 +26,7 @@ const ROW: TicketRow = {
   closed_at: null,
   created_at: new Date("2026-10-30T08:00:00.000Z"),
   updated_at: new Date("2026-10-30T08:00:00.000Z"),
+  version: 1,
 };
 const ticket = (changes: Partial<Ticket> = {}): Ticket => ({ ...toTicket(ROW), ...changes });
 

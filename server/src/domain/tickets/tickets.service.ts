@@ -49,6 +49,7 @@ export function toTicket(row: TicketRow): Ticket {
     closed_at: iso(row.closed_at),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    version: row.version,
   };
 }
 
@@ -157,4 +158,9 @@ export async function updateTicket(
     previous_attributes: Object.fromEntries(changed.map((field) => [field, current[field]])),
   });
   return ticket;
+}
+
+/** Takes a deleted lead off its tickets (leads/lead-deletion.ts); returns them as changed. */
+export async function detachTicketsFromLead(db: Db, workspaceId: string, leadId: string): Promise<Ticket[]> {
+  return (await store.detachLeadRows(db, workspaceId, leadId)).map(toTicket);
 }

@@ -23,6 +23,7 @@ export interface TicketRow {
   closed_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  version: number;
 }
 
 /** The columns of a ticket that a change can touch; `ticket.updated` names its changed fields after them. */
@@ -159,7 +160,19 @@ export async function updateTicketRow(
   changes: TicketChanges,
   fields: readonly TicketField[],
 ): Promise<TicketRow> {
-  const row = await updateRow<TicketRow>(db, "tickets", workspaceId, id, { ...changes }, fields);
+  const row = await updateRow<TicketRow>(db, "tickets", workspaceId, id, { ...changes }, fields, {
+    versioned: true,
+  });
   if (!row) throw ticketNotFound(id);
   return row;
+}
+
+/** Takes a deleted lead off its tickets (leads/lead-deletion.ts); returns them as stored, by id. */
+export async function detachLeadRows(db: Db, workspaceId: string, leadId: string): Promise<TicketRow[]> {
+  const { rows } = await db.query<TicketRow>(
+    `UPDATE tickets SET lead_id = NULL, updated_at = now(), version = version + 1
+      WHERE workspace_id = $1 AND lead_id = $2 RETURNING *`,
+    [workspaceId, leadId],
+  );
+  return rows.sort((a, b) => (a.id < b.id ? -1 : 1));
 }

@@ -12,7 +12,6 @@ import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 
 type Delivery = components["schemas"]["Delivery"];
-type Event = components["schemas"]["Event"];
 
 export interface DeliveryRow {
   id: string;
@@ -52,16 +51,37 @@ const DELIVERY_COLUMNS =
   "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
 
 /**
- * Records a new event and its fan-out: `record_event_deliveries()` (migration 0009) writes the event's row and one delivery of
- * `payload` per enabled subscription to its type, due at once; returns the ids of the deliveries it made.
+ * Writes the deliveries of numbered events, due at once, in the caller's transaction (the sequencer's pass): the id of
+ * each is its event's time part, then 16 characters of the md5 of the event's and the subscription's ids (upper-case
+ * hex, which are Crockford base32 characters), so a pass that is run again makes the same ones. Returns their ids.
  */
-export async function insertEvent(db: Db, event: Event, payload: string): Promise<string[]> {
-  const { rows } = await db.query<{ delivery_id: string }>({
-    name: "record-event",
-    text: "SELECT delivery_id FROM record_event_deliveries($1, $2, $3, $4::jsonb, $5::timestamptz, $6)",
-    values: [event.id, event.workspace_id, event.type, JSON.stringify(event.data), event.timestamp, payload],
+export async function insertEventDeliveries(
+  db: Db,
+  deliveries: readonly {
+    workspaceId: string;
+    webhookId: string;
+    eventId: string;
+    eventType: Delivery["event_type"];
+    payload: string;
+  }[],
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>({
+    name: "insert-event-deliveries",
+    text: `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
+           SELECT 'dlv_' || substr(d.event_id, 5, 10) || upper(substr(md5(d.event_id || d.webhook_id), 1, 16)),
+                  d.workspace_id, d.webhook_id, d.event_id, d.event_type, d.payload, 'pending', now()
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+                  AS d(workspace_id, webhook_id, event_id, event_type, payload)
+           RETURNING id`,
+    values: [
+      deliveries.map((delivery) => delivery.workspaceId),
+      deliveries.map((delivery) => delivery.webhookId),
+      deliveries.map((delivery) => delivery.eventId),
+      deliveries.map((delivery) => delivery.eventType),
+      deliveries.map((delivery) => delivery.payload),
+    ],
   });
-  return rows.map((row) => row.delivery_id);
+  return rows.map((row) => row.id);
 }
 
 /** Writes deliveries of one body, due at once, in the caller's transaction. */

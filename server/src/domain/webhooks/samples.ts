@@ -5,65 +5,105 @@ import { newId } from "../../lib/ids.ts";
 type Schemas = components["schemas"];
 type EventType = Schemas["EventType"];
 
+function sampleLead(at: string): Schemas["Lead"] {
+  return {
+    id: newId("lead"),
+    object: "lead",
+    email: "sample.lead@example.com",
+    phone: null,
+    name: "Sample Lead",
+    company: "Example Inc",
+    status: "new",
+    source: "webhook-test",
+    tags: ["sample"],
+    custom_attributes: {},
+    external_id: null,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  };
+}
+
+function sampleConversation(at: string): Schemas["Conversation"] {
+  return {
+    id: newId("conversation"),
+    object: "conversation",
+    lead_id: null,
+    subject: "Sample conversation",
+    channel: "api",
+    state: "open",
+    snoozed_until: null,
+    assignee: null,
+    priority: "normal",
+    last_message_at: null,
+    message_count: 0,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  };
+}
+
+function sampleTicket(at: string): Schemas["Ticket"] {
+  return {
+    id: newId("ticket"),
+    object: "ticket",
+    number: 1,
+    subject: "Sample ticket",
+    description: null,
+    status: "open",
+    priority: "normal",
+    lead_id: null,
+    conversation_id: null,
+    assignee: null,
+    tags: ["sample"],
+    due_at: null,
+    solved_at: null,
+    closed_at: null,
+    created_at: at,
+    updated_at: at,
+    version: 2,
+  };
+}
+
+function sampleMessage(at: string): Schemas["Message"] {
+  return {
+    id: newId("message"),
+    object: "message",
+    conversation_id: newId("conversation"),
+    author: { type: "lead", id: null },
+    body: "A sample message.",
+    visibility: "public",
+    created_at: at,
+    version: 1,
+  };
+}
+
+/** The `data` of a test event of `type`: the shape its real events have. */
 export function sampleObject(type: EventType, now = new Date()): Record<string, unknown> {
   const at = now.toISOString();
   switch (type) {
     case "lead.captured":
+    case "lead.deleted":
+      return { object: sampleLead(at) };
+    case "lead.updated":
       return {
-        object: {
-          id: newId("lead"),
-          object: "lead",
-          email: "sample.lead@example.com",
-          phone: null,
-          name: "Sample Lead",
-          company: "Example Inc",
-          status: "new",
-          source: "webhook-test",
-          tags: ["sample"],
-          custom_attributes: {},
-          external_id: null,
-          created_at: at,
-          updated_at: at,
-        } satisfies Schemas["Lead"],
+        object: { ...sampleLead(at), status: "contacted", version: 2 },
+        changed_fields: ["status"],
+        previous_attributes: { status: "new" },
       };
     case "conversation.created":
+      return { object: sampleConversation(at) };
+    case "conversation.updated":
       return {
-        object: {
-          id: newId("conversation"),
-          object: "conversation",
-          lead_id: null,
-          subject: "Sample conversation",
-          channel: "api",
-          state: "open",
-          snoozed_until: null,
-          assignee: null,
-          priority: "normal",
-          last_message_at: null,
-          message_count: 0,
-          created_at: at,
-          updated_at: at,
-        } satisfies Schemas["Conversation"],
+        object: { ...sampleConversation(at), state: "closed", version: 2 },
+        changed_fields: ["state"],
+        previous_attributes: { state: "open" },
       };
+    case "message.created":
+      return { object: sampleMessage(at) };
     case "ticket.updated":
       return {
-        object: {
-          id: newId("ticket"),
-          object: "ticket",
-          number: 1,
-          subject: "Sample ticket",
-          description: null,
-          status: "open",
-          priority: "normal",
-          lead_id: null,
-          conversation_id: null,
-          assignee: null,
-          tags: ["sample"],
-          due_at: null,
-          solved_at: null,
-          closed_at: null,
-          created_at: at,
-          updated_at: at,
-        } satisfies Schemas["Ticket"],
+        object: sampleTicket(at),
         changed_fields: ["status"],
         previous_attributes: { status: "new" },
       };

@@ -7,7 +7,7 @@ import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
-import { type EventType, newEvent } from "../events/events.service.ts";
+import { type EventType, testEvent } from "../events/events.service.ts";
 import * as deliveries from "./deliveries.service.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
@@ -47,7 +47,7 @@ export function webhookHandlers(
       await webhooks.lockWebhook(db, ws, params.webhook_id);
       const type: EventType = body.event_type ?? "lead.captured";
       // The envelope of a test event is built as every event's is; the event itself is not stored.
-      const envelope = newEvent(ws, type, sampleObject(type));
+      const envelope = testEvent(ws, type, sampleObject(type));
       const [id] = await deliveries.sendEvent(queue, db, envelope, [params.webhook_id]);
       return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),

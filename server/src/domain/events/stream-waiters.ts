@@ -1,0 +1,77 @@
+/**
+ * The readers of `/v1/events?after_sequence=…&wait=S` that found nothing yet, waiting for their workspace's next
+ * numbered event without holding a database connection: one LISTEN connection per process (STREAM_CHANNEL, sent by
+ * every sequencer pass that numbers something) wakes them all, whatever their number. A woken reader reads again;
+ * while the LISTEN is being re-established every reader is woken, so none sleeps through a notification it missed.
+ */
+import type { Logger } from "pino";
+import type { ConnectionSettings } from "../../db/database.ts";
+import { startListener } from "../../db/listener.ts";
+import { STREAM_CHANNEL } from "./sequencer.ts";
+
+export interface StreamWaiters {
+  /**
+   * Resolves when an event of this workspace is numbered, after `ms`, or when `signal` aborts, whichever is first.
+   * Never rejects.
+   */
+  wait(workspaceId: string, ms: number, signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStreamWaiters(options: {
+  settings: ConnectionSettings;
+  logger: Logger;
+}): Promise<StreamWaiters> {
+  const byWorkspace = new Map<string, Set<() => void>>();
+
+  const wake = (workspaceId: string) => {
+    const waiting = byWorkspace.get(workspaceId);
+    if (!waiting) return;
+    byWorkspace.delete(workspaceId);
+    for (const resolve of waiting) resolve();
+  };
+  const wakeAll = () => {
+    for (const workspaceId of [...byWorkspace.keys()]) wake(workspaceId);
+  };
+
+  const listener = await startListener({
+    settings: options.settings,
+    channel: STREAM_CHANNEL,
+    name: "event-stream",
+    logger: options.logger,
+    onNotification(payload) {
+      if (!payload || payload === "*") wakeAll();
+      else for (const workspaceId of payload.split(",")) wake(workspaceId);
+    },
+    onConnect: wakeAll,
+    onLost: wakeAll,
+  });
+
+  return {
+    wait(workspaceId, ms, signal) {
+      return new Promise<void>((resolve) => {
+        let waiting = byWorkspace.get(workspaceId);
+        if (!waiting) {
+          waiting = new Set();
+          byWorkspace.set(workspaceId, waiting);
+        }
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          const set = byWorkspace.get(workspaceId);
+          set?.delete(done);
+          if (set?.size === 0) byWorkspace.delete(workspaceId);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        if (signal?.aborted) return done();
+        signal?.addEventListener("abort", done, { once: true });
+        waiting.add(done);
+      });
+    },
+    async stop() {
+      await listener.stop();
+      wakeAll();
+    },
+  };
+}

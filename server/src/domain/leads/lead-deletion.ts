@@ -1,0 +1,33 @@
+/**
+ * Deleting a lead, with what it changes: its conversations and tickets lose their `lead_id` (a change of each, one
+ * more `version`), and every changed object is one event of the same transaction, consecutive in the stream:
+ * `lead.deleted` with the lead's last state, then `conversation.updated` and `ticket.updated` for each one detached.
+ *
+ * The lead is locked first, so a conversation or ticket being made for it either commits before (and is detached
+ * here) or waits and then finds no lead; the foreign keys' ON DELETE SET NULL never has to act unseen.
+ */
+import type { Db } from "../../db/db.ts";
+import { detachConversationsFromLead } from "../conversations/conversations.service.ts";
+import type { Change } from "../events/events.service.ts";
+import { detachTicketsFromLead } from "../tickets/tickets.service.ts";
+import { deleteLead, lockLead } from "./leads.service.ts";
+
+export type RecordChanges = (db: Db, workspaceId: string, changes: readonly Change[]) => Promise<unknown>;
+
+export async function deleteLeadAndDetach(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  record: RecordChanges,
+): Promise<void> {
+  const lead = await lockLead(db, workspaceId, id);
+  const conversations = await detachConversationsFromLead(db, workspaceId, id);
+  const tickets = await detachTicketsFromLead(db, workspaceId, id);
+  await deleteLead(db, workspaceId, id);
+  const detached = { changed_fields: ["lead_id"], previous_attributes: { lead_id: id } };
+  await record(db, workspaceId, [
+    { type: "lead.deleted", data: { object: lead } },
+    ...conversations.map((object) => ({ type: "conversation.updated" as const, data: { object, ...detached } })),
+    ...tickets.map((object) => ({ type: "ticket.updated" as const, data: { object, ...detached } })),
+  ]);
+}

@@ -1,0 +1,281 @@
+/**
+ * The change stream from outside: every change of a lead, conversation, message and ticket is one event per object it
+ * changed, numbered per workspace without gaps in commit order, and followed with `GET /v1/events?after_sequence=`.
+ */
+
+import { createClient } from "@service/sdk";
+import { describe, expect, it } from "vitest";
+import { deleteEventsBefore } from "../../server/src/domain/events/events.store.ts";
+import { pruneOldEvents } from "../../server/src/domain/events/retention.ts";
+import { newId } from "../../server/src/lib/ids.ts";
+import { workspaceWithKey } from "../helpers/accounts.ts";
+import { ALL_SCOPES, clientFor, ok } from "../helpers/sdk.ts";
+import { useTestService } from "../helpers/service.ts";
+
+const service = useTestService({ API_RATE_LIMIT_PER_MINUTE: "1000000" });
+
+type Client = Awaited<ReturnType<typeof clientFor>>;
+type StreamEvent = { type: string; sequence: number; data: { object: { id: string; version: number } } } & Record<
+  string,
+  unknown
+>;
+
+/** Every event after `after`, oldest first, paging with limit 100. */
+async function follow(client: Client, after = 0): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  let position = after;
+  for (;;) {
+    const page = ok(await client.GET("/v1/events", { params: { query: { after_sequence: position, limit: 100 } } }));
+    events.push(...(page.data as unknown as StreamEvent[]));
+    position = events.at(-1)?.sequence ?? position;
+    if (!page.has_more) return events;
+  }
+}
+
+const summary = (events: StreamEvent[]) => events.map((event) => [event.type, event.data.object.version]);
+
+describe("every change is an event", () => {
+  it("records each create, update, message and delete once per object changed, consecutive and in order", async () => {
+    const client = await clientFor(service());
+    const lead = ok(await client.POST("/v1/leads", { body: { name: "Ada" } }));
+    expect(lead.version).toBe(1);
+    const updated = ok(
+      await client.PATCH("/v1/leads/{lead_id}", {
+        params: { path: { lead_id: lead.id } },
+        body: { status: "contacted" },
+      }),
+    );
+    expect(updated.version).toBe(2);
+    // The same values again change nothing: no event, the same version and time.
+    const same = ok(
+      await client.PATCH("/v1/leads/{lead_id}", {
+        params: { path: { lead_id: lead.id } },
+        body: { status: "contacted" },
+      }),
+    );
+    expect(same).toEqual(updated);
+
+    const conversation = ok(
+      await client.POST("/v1/conversations", {
+        body: { lead_id: lead.id, message: { author: { type: "lead", id: null }, body: "Hello" } },
+      }),
+    );
+    expect(conversation).toMatchObject({ version: 1, message_count: 1 });
+    const message = ok(
+      await client.POST("/v1/conversations/{conversation_id}/messages", {
+        params: { path: { conversation_id: conversation.id } },
+        body: { author: { type: "agent", id: "agent@example.com" }, body: "Hi" },
+      }),
+    );
+    expect(message.version).toBe(1);
+    const ticket = ok(await client.POST("/v1/tickets", { body: { subject: "Help", lead_id: lead.id } }));
+    ok(
+      await client.PATCH("/v1/tickets/{ticket_id}", {
+        params: { path: { ticket_id: ticket.id } },
+        body: { status: "open" },
+      }),
+    );
+    const closed = ok(
+      await client.PATCH("/v1/conversations/{conversation_id}", {
+        params: { path: { conversation_id: conversation.id } },
+        body: { state: "closed" },
+      }),
+    );
+    expect(closed.version).toBe(3);
+    expect(
+      (await client.DELETE("/v1/leads/{lead_id}", { params: { path: { lead_id: lead.id } } })).response.status,
+    ).toBe(204);
+
+    const events = await follow(client);
+    expect(events.map((event) => event.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(summary(events)).toEqual([
+      ["lead.captured", 1],
+      ["lead.updated", 2],
+      ["conversation.created", 1],
+      ["message.created", 1],
+      ["message.created", 1],
+      ["conversation.updated", 2],
+      ["ticket.updated", 1],
+      ["ticket.updated", 2],
+      ["conversation.updated", 3],
+      ["lead.deleted", 2],
+      ["conversation.updated", 4],
+      ["ticket.updated", 3],
+    ]);
+    const byType = (type: string, version: number) =>
+      events.find((event) => event.type === type && event.data.object.version === version) as StreamEvent;
+    expect(byType("lead.updated", 2).data).toMatchObject({
+      changed_fields: ["status"],
+      previous_attributes: { status: "new" },
+    });
+    expect(byType("conversation.updated", 2).data).toMatchObject({
+      changed_fields: ["last_message_at", "message_count"],
+      previous_attributes: { message_count: 1 },
+    });
+    expect(byType("lead.deleted", 2).data.object).toEqual(updated);
+    expect(byType("conversation.updated", 4).data).toMatchObject({
+      object: { lead_id: null, version: 4 },
+      changed_fields: ["lead_id"],
+      previous_attributes: { lead_id: lead.id },
+    });
+    // The objects as they are now are the last state each event reports.
+    const now = ok(
+      await client.GET("/v1/conversations/{conversation_id}", {
+        params: { path: { conversation_id: conversation.id } },
+      }),
+    );
+    expect(byType("conversation.updated", 4).data.object).toEqual(now);
+  });
+
+  it("lists the newest first without after_sequence, as before, each with its sequence", async () => {
+    const client = await clientFor(service());
+    for (let i = 0; i < 3; i++) ok(await client.POST("/v1/leads", { body: { name: `n${i}` } }));
+    const page = ok(await client.GET("/v1/events", { params: { query: { limit: 2 } } }));
+    expect(page.data.map((event) => event.sequence)).toEqual([3, 2]);
+    expect(page.next_cursor).toEqual(expect.any(String));
+  });
+});
+
+describe("GET /v1/events?after_sequence=", () => {
+  it("pages oldest first, filters by type, and holds every event of 20 concurrent writers once, in order", async () => {
+    const client = await clientFor(service());
+    const leads = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => client.POST("/v1/leads", { body: { name: `w${i}` } }).then(ok)),
+    );
+    // 20 writers update the same 10 leads at once, 5 times each.
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, writer) => {
+        for (let round = 0; round < 5; round++) {
+          const lead = leads[(writer + round) % leads.length] as { id: string };
+          ok(
+            await client.PATCH("/v1/leads/{lead_id}", {
+              params: { path: { lead_id: lead.id } },
+              body: { company: `c${writer}-${round}` },
+            }),
+          );
+        }
+      }),
+    );
+    const events = await follow(client);
+    expect(events).toHaveLength(110);
+    expect(events.map((event) => event.sequence)).toEqual(events.map((_, i) => i + 1));
+    // Per lead the versions rise by one, and the last event holds what GET returns.
+    for (const lead of leads) {
+      const mine = events.filter((event) => event.data.object.id === lead.id);
+      expect(mine.map((event) => event.data.object.version)).toEqual(mine.map((_, i) => i + 1));
+      const current = ok(await client.GET("/v1/leads/{lead_id}", { params: { path: { lead_id: lead.id } } }));
+      expect(mine.at(-1)?.data.object).toEqual(current);
+    }
+    const captured = ok(
+      await client.GET("/v1/events", { params: { query: { after_sequence: 0, type: "lead.captured", limit: 4 } } }),
+    );
+    expect(captured.data.map((event) => event.type)).toEqual(Array(4).fill("lead.captured"));
+    expect(captured).toMatchObject({ has_more: true, next_cursor: null });
+    const tail = ok(await client.GET("/v1/events", { params: { query: { after_sequence: 108 } } }));
+    expect(tail.data.map((event) => event.sequence)).toEqual([109, 110]);
+    expect(tail.has_more).toBe(false);
+  });
+
+  it("holds an empty answer with wait until an event commits, and answers empty when the time is up", async () => {
+    const client = await clientFor(service());
+    ok(await client.POST("/v1/leads", { body: { name: "first" } }));
+    const started = Date.now();
+    const empty = ok(await client.GET("/v1/events", { params: { query: { after_sequence: 1, wait: 1 } } }));
+    expect(empty.data).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+
+    const waiting = client.GET("/v1/events", { params: { query: { after_sequence: 1, wait: 20 } } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const writing = Date.now();
+    const lead = ok(await client.POST("/v1/leads", { body: { name: "second" } }));
+    const woken = ok(await waiting);
+    expect(woken.data.map((event) => (event.data.object as { id: string }).id)).toEqual([lead.id]);
+    // Well inside the 20 s it could have waited.
+    expect(Date.now() - writing).toBeLessThan(5_000);
+  });
+
+  it.each([
+    ["a negative position", "after_sequence=-1", "query.after_sequence"],
+    ["a fractional position", "after_sequence=1.5", "query.after_sequence"],
+    ["a position that is no number", "after_sequence=abc", "query.after_sequence"],
+    ["an infinite position", "after_sequence=Infinity", "query.after_sequence"],
+    ["wait over 30", "after_sequence=0&wait=31", "query.wait"],
+    ["a negative wait", "after_sequence=0&wait=-1", "query.wait"],
+    ["a cursor with after_sequence", `after_sequence=0&cursor=${newId("event")}`, "query.cursor"],
+    ["a position past the newest event", "after_sequence=99", "query.after_sequence"],
+  ])("refuses %s with a 400 naming the parameter", async (_, query, path) => {
+    const { key } = await workspaceWithKey(service(), ["events:read"]);
+    const response = await service().fetch(`/v1/events?${query}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(400);
+    const problem = (await response.json()) as { code: string; errors: { path: string }[] };
+    expect(problem.code).toBe("VALIDATION_FAILED");
+    expect(problem.errors.map((error) => error.path)).toContain(path);
+  });
+
+  it("answers 410 EVENTS_EXPIRED with the oldest kept sequence for a position before the kept window", async () => {
+    const { key, workspaceId } = await workspaceWithKey(service(), ALL_SCOPES);
+    const client = Object.assign(createClient({ apiKey: key, baseUrl: service().url }), { workspaceId });
+    for (let i = 0; i < 5; i++) ok(await client.POST("/v1/leads", { body: { name: `old ${i}` } }));
+    const all = await follow(client);
+    const third = all[2] as StreamEvent & { id: string };
+    // Retention deletes by id (creation time): everything before the fourth event goes.
+    const fourth = all[3] as StreamEvent & { id: string };
+    expect(await deleteEventsBefore(service().service.db.pool, fourth.id, 100_000)).toBeGreaterThanOrEqual(3);
+    expect(third.sequence).toBe(3);
+    const gone = await service().fetch("/v1/events?after_sequence=1", { headers: { authorization: `Bearer ${key}` } });
+    const viaSdk = await client.GET("/v1/events", { params: { query: { after_sequence: 1 } } });
+    expect(viaSdk.error).toMatchObject({ status: 410, code: "EVENTS_EXPIRED", oldest_sequence: 4 });
+    expect(gone.status).toBe(410);
+    expect(await gone.json()).toMatchObject({ code: "EVENTS_EXPIRED", oldest_sequence: 4 });
+    // The last deleted position itself has no gap after it, and 0 starts at the oldest kept.
+    expect(ok(await client.GET("/v1/events", { params: { query: { after_sequence: 3 } } })).data[0]?.sequence).toBe(4);
+    expect(ok(await client.GET("/v1/events", { params: { query: { after_sequence: 0 } } })).data[0]?.sequence).toBe(4);
+  });
+});
+
+describe("retention", () => {
+  it("deletes events past 30 days by the pg-boss job's function, and says where the kept window starts", async () => {
+    const { key, workspaceId } = await workspaceWithKey(service(), ALL_SCOPES);
+    const client = Object.assign(createClient({ apiKey: key, baseUrl: service().url }), { workspaceId });
+    for (let i = 0; i < 3; i++) ok(await client.POST("/v1/leads", { body: { name: `kept ${i}` } }));
+    const pool = service().service.db.pool;
+    // Today nothing is 30 days old: nothing goes.
+    await pruneOldEvents(pool);
+    expect(await follow(client)).toHaveLength(3);
+    // Thirty-one days on, everything has.
+    const result = await pruneOldEvents(pool, { now: Date.now() + 31 * 86_400_000, batchSize: 2 });
+    expect(result).toMatchObject({ complete: true });
+    expect(result.deleted).toBeGreaterThanOrEqual(3);
+    expect(await follow(client)).toEqual([]);
+    const gone = await client.GET("/v1/events", { params: { query: { after_sequence: 2 } } });
+    expect(gone.error).toMatchObject({ status: 410, code: "EVENTS_EXPIRED", oldest_sequence: 4 });
+    // A consumer that had everything waits for what comes next.
+    expect(ok(await client.GET("/v1/events", { params: { query: { after_sequence: 3 } } })).data).toEqual([]);
+    ok(await client.POST("/v1/leads", { body: { name: "new" } }));
+    expect((await follow(client, 3)).map((event) => event.sequence)).toEqual([4]);
+  });
+});
+
+describe("GET /v1/event-types", () => {
+  it("lists every kind with its description and a self-contained JSON Schema of its data", async () => {
+    const client = await clientFor(service());
+    const catalog = ok(await client.GET("/v1/event-types"));
+    expect(catalog.data.map((kind) => kind.type)).toEqual([
+      "lead.captured",
+      "lead.updated",
+      "lead.deleted",
+      "conversation.created",
+      "conversation.updated",
+      "message.created",
+      "ticket.updated",
+    ]);
+    for (const kind of catalog.data) {
+      expect(kind.description.length).toBeGreaterThan(10);
+      const text = JSON.stringify(kind.data_schema);
+      expect(text).not.toContain("#/components/");
+      for (const [, name] of text.matchAll(/"#\/\$defs\/([^"]+)"/g)) {
+        expect(Object.keys((kind.data_schema as { $defs: object }).$defs)).toContain(name);
+      }
+    }
+  });
+});
