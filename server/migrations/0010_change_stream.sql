@@ -20,6 +20,8 @@ CREATE TABLE event_outbox (
   data         jsonb NOT NULL,
   created_at   timestamptz NOT NULL
 );
+-- A pass takes whole transactions: the rows of each transaction it picked.
+CREATE INDEX event_outbox_txid ON event_outbox (txid);
 
 -- Per workspace: the last sequence given, and the last one deleted by retention (a position before it has a gap that
 -- no read can fill).
@@ -40,10 +42,11 @@ ALTER TABLE events ALTER COLUMN sequence SET NOT NULL;
 CREATE UNIQUE INDEX events_stream ON events (workspace_id, sequence);
 CREATE INDEX events_type_stream ON events (workspace_id, type, sequence);
 
--- One pass of the sequencer, in the caller's transaction: takes the committed events of at most p_transactions
--- transactions from the outbox (a transaction's events are never split between passes), numbers them per workspace
--- and writes them into `events`. Returns them, each with the enabled subscriptions of its workspace that chose its
--- type (the caller writes their deliveries).
+-- One pass of the sequencer, in the caller's transaction: takes the committed transactions of the first p_rows rows of
+-- the outbox (in the order of insertion, by the primary key, so that the rows earlier passes deleted cost an index
+-- walk, not a scan of the table; a transaction's events are never split between passes), numbers their events per
+-- workspace and writes them into `events`. Returns them, each with the enabled subscriptions of its workspace that
+-- chose its type (the caller writes their deliveries).
 --
 -- Order: transactions by the last event each inserted, events within one by insertion. A transaction that waited for
 -- another's row lock inserted its events after the other committed, so it comes later; transactions that touched
@@ -52,7 +55,7 @@ CREATE INDEX events_type_stream ON events (workspace_id, type, sequence);
 --
 -- Passes are serialised by a transaction-scoped advisory lock, so two never number the same workspace at once; the
 -- statement after the lock takes its snapshot after the lock is granted, so it sees every pass before it.
-CREATE FUNCTION sequence_events(p_transactions integer)
+CREATE FUNCTION sequence_events(p_rows integer)
 RETURNS TABLE (
   id text, workspace_id text, type text, data jsonb, created_at timestamptz, sequence bigint, webhook_ids text[]
 ) LANGUAGE plpgsql VOLATILE AS $$
@@ -61,15 +64,14 @@ BEGIN
   PERFORM pg_advisory_xact_lock(726354002);
   RETURN QUERY
   WITH picked AS (
-    SELECT o.txid, max(o.serial) AS txn_last FROM event_outbox o
-     GROUP BY o.txid ORDER BY txn_last LIMIT p_transactions
+    SELECT DISTINCT w.txid FROM (SELECT o.txid FROM event_outbox o ORDER BY o.serial LIMIT p_rows) w
   ), taken AS (
     DELETE FROM event_outbox o USING picked p WHERE o.txid = p.txid
-    RETURNING o.serial, o.id, o.workspace_id, o.type, o.data, o.created_at, p.txn_last
+    RETURNING o.serial, o.txid, o.id, o.workspace_id, o.type, o.data, o.created_at
   ), numbered AS (
-    SELECT t.*, row_number() OVER (PARTITION BY t.workspace_id ORDER BY t.txn_last, t.serial) AS n,
-           count(*) OVER (PARTITION BY t.workspace_id) AS c
-      FROM taken t
+    SELECT x.*, row_number() OVER (PARTITION BY x.workspace_id ORDER BY x.txn_last, x.serial) AS n,
+           count(*) OVER (PARTITION BY x.workspace_id) AS c
+      FROM (SELECT t.*, max(t.serial) OVER (PARTITION BY t.txid) AS txn_last FROM taken t) x
   ), counters AS (
     INSERT INTO event_sequences AS s (workspace_id, last_sequence)
     SELECT DISTINCT nb.workspace_id, nb.c FROM numbered nb

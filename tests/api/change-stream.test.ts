@@ -5,8 +5,11 @@
 
 import { createClient } from "@service/sdk";
 import { describe, expect, it } from "vitest";
+import { withTransaction } from "../../server/src/db/transaction.ts";
+import { recordEvent } from "../../server/src/domain/events/events.service.ts";
 import { deleteEventsBefore } from "../../server/src/domain/events/events.store.ts";
 import { pruneOldEvents } from "../../server/src/domain/events/retention.ts";
+import { sampleObject } from "../../server/src/domain/webhooks/samples.ts";
 import { newId } from "../../server/src/lib/ids.ts";
 import { workspaceWithKey } from "../helpers/accounts.ts";
 import { ALL_SCOPES, clientFor, ok } from "../helpers/sdk.ts";
@@ -98,7 +101,7 @@ describe("every change is an event", () => {
       ["ticket.updated", 1],
       ["ticket.updated", 2],
       ["conversation.updated", 3],
-      ["lead.deleted", 2],
+      ["lead.deleted", 3],
       ["conversation.updated", 4],
       ["ticket.updated", 3],
     ]);
@@ -112,7 +115,8 @@ describe("every change is an event", () => {
       changed_fields: ["last_message_at", "message_count"],
       previous_attributes: { message_count: 1 },
     });
-    expect(byType("lead.deleted", 2).data.object).toEqual(updated);
+    // The last state, one version on: the deletion is its last change.
+    expect(byType("lead.deleted", 3).data.object).toEqual({ ...updated, version: 3 });
     expect(byType("conversation.updated", 4).data).toMatchObject({
       object: { lead_id: null, version: 4 },
       changed_fields: ["lead_id"],
@@ -230,6 +234,21 @@ describe("GET /v1/events?after_sequence=", () => {
     // The last deleted position itself has no gap after it, and 0 starts at the oldest kept.
     expect(ok(await client.GET("/v1/events", { params: { query: { after_sequence: 3 } } })).data[0]?.sequence).toBe(4);
     expect(ok(await client.GET("/v1/events", { params: { query: { after_sequence: 0 } } })).data[0]?.sequence).toBe(4);
+  });
+});
+
+describe("a process that dies between its commit and its pass", () => {
+  it("leaves its events in the outbox, and every process's pass of each second numbers them", async () => {
+    const { key, workspaceId } = await workspaceWithKey(service(), ALL_SCOPES);
+    const client = Object.assign(createClient({ apiKey: key, baseUrl: service().url }), { workspaceId });
+    ok(await client.POST("/v1/leads", { body: { name: "before" } }));
+    // As a killed process leaves them: committed in the outbox, no pass asked for.
+    const data = sampleObject("lead.captured") as { object: { id: string } };
+    await withTransaction(service().service.db.pool, (db) => recordEvent(db, workspaceId, "lead.captured", data));
+    const started = Date.now();
+    const page = ok(await client.GET("/v1/events", { params: { query: { after_sequence: 1, wait: 10 } } }));
+    expect(page.data.map((event) => [event.sequence, event.data.object.id])).toEqual([[2, data.object.id]]);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -9,15 +9,24 @@
  *      event; replaying the stream gives what GET gives (a deleted lead: 404).
  *   2. a committed change in a waiting consumer's hands: p50 and p95 from the start of a POST to its receipt;
  *   3. the feed read by one consumer paging with limit=100: events/s;
- *   4. POST /v1/leads by 20 clients to one workspace, then to 20 workspaces: req/s side by side, and the ratio.
+ *   4. POST /v1/leads by 20 clients to one workspace, then to 20 workspaces: req/s side by side, and the ratio;
+ *   5. `npx @service/sdk listen` forwarding to a receiver that verifies with @service/webhook-verifier: a lead created
+ *      through the SDK to its receipt (p50, p95), then the command killed for 30 s while 50 events happen: after its
+ *      restart it must forward exactly those 50, in order.
  *
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
  *     npm run bench:change-stream
  */
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { createClient } from "@service/sdk";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { type Received, startListen, startVerifyingReceiver, until } from "../helpers/listen.ts";
 import { runServer, type ServerProcess } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { benchServiceEnv } from "./service-env.ts";
@@ -47,7 +56,7 @@ const percentile = (values: number[], p: number) =>
 
 /** A service on a fixed port, so that a restarted process answers at the same address. */
 async function startService(databaseUrl: string, port: number): Promise<ServerProcess> {
-  return runServer([], benchServiceEnv(databaseUrl, { PORT: String(port), LOG_LEVEL: "warn", WEB_CONCURRENCY: "1" }));
+  return runServer([], benchServiceEnv(databaseUrl, { PORT: String(port), WEB_CONCURRENCY: "1" }));
 }
 
 /**
@@ -210,7 +219,7 @@ async function check(
     compared += 1;
     if (last.type === "lead.deleted") {
       if (current.status !== 404) problems.push(`${id} deleted in the stream, GET answers ${current.status}`);
-    } else if (JSON.stringify(current.body) !== JSON.stringify(last.data.object)) {
+    } else if (!isDeepStrictEqual(current.body, last.data.object)) {
       problems.push(`${id}: the stream's last state differs from GET`);
     }
   }
@@ -277,6 +286,28 @@ async function latencyAndFeed() {
     await call(base, key, "POST", "/v1/leads", { name: `latency ${i}` });
     latencies.push((await waiting) - started);
   }
+  // 500 consumers waiting on an idle workspace: the database's transactions and the service's connections over 5 s,
+  // against 5 s with none waiting.
+  const idle = async (waiting: number) => {
+    const readers = Array.from({ length: waiting }, () =>
+      fetch(`${base()}/v1/events?after_sequence=100&wait=8`, { headers: { authorization: `Bearer ${key}` } }),
+    );
+    await sleep(1_500);
+    const stat = async () =>
+      Number(
+        (await pool.query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")).rows[0]
+          .xact_commit,
+      );
+    const before = await stat();
+    await sleep(5_000);
+    const transactions = (await stat()) - before - 2; // the two readings of this function
+    const { rows } = await pool.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()",
+    );
+    await Promise.all(readers.map((reader) => reader.then((response) => response.text())));
+    return { transactionsPerSecond: transactions / 5, busyConnections: rows[0].n as number };
+  };
+  const idleCost = { none: await idle(0), waiting: await idle(500) };
   // The feed: 20,000 events, read from 0 by one consumer paging with limit=100.
   await pool.query(
     `INSERT INTO event_outbox (id, workspace_id, type, data, created_at)
@@ -301,7 +332,7 @@ async function latencyAndFeed() {
   await server.stop();
   await pool.end();
   await database.drop();
-  return { latencies, feedPerSecond, read };
+  return { latencies, feedPerSecond, read, idleCost };
 }
 
 async function contention() {
@@ -342,18 +373,75 @@ async function contention() {
   return { one: median(rounds.map((r) => r.one)), many: median(rounds.map((r) => r.many)) };
 }
 
+/** `listen` forwarding to a verifying receiver: latency, then 30 s killed while 50 events happen. */
+async function listenPhase() {
+  const database = await benchDatabase();
+  const port = await freePort();
+  const server = await startService(database.url, port);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Listen", ownerEmail: "l@example.com" });
+  const { key } = await createApiKey(pool, { workspaceId, name: "bench", scopes: ALL_SCOPES });
+  const client = createClient({ apiKey: key, baseUrl });
+  const receiver = await startVerifyingReceiver();
+  const state = join(mkdtempSync(join(tmpdir(), "listen-")), "position.json");
+  const output: string[] = [];
+  const position = () => (JSON.parse(readFileSync(state, "utf8")) as { after_sequence: number }).after_sequence;
+  let child = await startListen({ key, baseUrl, forwardTo: receiver.url, state, output });
+  const latencies: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const started = Date.now();
+    const { error } = await client.POST("/v1/leads", { body: { name: `listen ${i}` } });
+    if (error) throw new Error(error.code);
+    await until(() => receiver.received.length === i + 1, 10_000);
+    latencies.push((receiver.received[i] as Received).at - started);
+  }
+  await until(() => position() === 50, 10_000);
+  child.kill("SIGKILL");
+  const missed: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const { data, error } = await client.POST("/v1/leads", { body: { name: `while down ${i}` } });
+    if (error) throw new Error(error.code);
+    missed.push(data.id);
+    await sleep(600);
+  }
+  child = await startListen({ key, baseUrl, forwardTo: receiver.url, state, output });
+  await until(() => receiver.received.length >= 100, 30_000);
+  await sleep(1_000);
+  const after = receiver.received.slice(50).map((event) => event.object);
+  const exact = isDeepStrictEqual(after, missed) && receiver.refused.length === 0;
+  child.kill("SIGKILL");
+  receiver.close();
+  await server.stop();
+  await pool.end();
+  await database.drop();
+  return { latencies, exact, forwarded: after.length };
+}
+
 const plain = await streamRun("10,000 mixed writes, 20 clients", 0);
 const killed = await streamRun("the same, the API process SIGKILLed twice", 2);
-const { latencies, feedPerSecond, read } = await latencyAndFeed();
+const { latencies, feedPerSecond, read, idleCost } = await latencyAndFeed();
 const { one, many } = await contention();
+const listened = await listenPhase();
 console.log(
   `commit to a waiting consumer (100 writes, from the POST's start): p50 ${percentile(latencies, 0.5).toFixed(1)} ms, ` +
     `p95 ${percentile(latencies, 0.95).toFixed(1)} ms (target p50 ≤ 100 ms)`,
+);
+console.log(
+  `idle, 5 s: ${idleCost.none.transactionsPerSecond.toFixed(1)} transactions/s with no reader waiting, ` +
+    `${idleCost.waiting.transactionsPerSecond.toFixed(1)} with 500 waiting (wait=8); busy connections ` +
+    `${idleCost.none.busyConnections} and ${idleCost.waiting.busyConnections}`,
 );
 console.log(`feed, one consumer, limit=100: ${read} events at ${Math.round(feedPerSecond)} events/s (target ≥ 5,000)`);
 console.log(
   `POST /v1/leads, 20 clients: one workspace ${one.toFixed(0)} req/s, 20 workspaces ${many.toFixed(0)} req/s, ` +
     `ratio ${((one / many) * 100).toFixed(1)} % (target ≥ 90 %)`,
 );
-const failed = plain.problems.length + killed.problems.length > 0;
+console.log(
+  `listen: a lead created through the SDK at the verifying receiver, 50 one at a time: p50 ` +
+    `${percentile(listened.latencies, 0.5)} ms, p95 ${percentile(listened.latencies, 0.95)} ms (target p95 ≤ 2,000 ms); ` +
+    `killed 30 s while 50 events happened: ${listened.forwarded} forwarded after the restart, ` +
+    `${listened.exact ? "exactly those 50, in order: PASS" : "FAIL"}`,
+);
+const failed = plain.problems.length + killed.problems.length > 0 || !listened.exact;
 process.exit(failed ? 1 : 0);

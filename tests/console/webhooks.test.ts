@@ -1,5 +1,6 @@
 import { verifyWebhook } from "@service/webhook-verifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EVENT_TYPES } from "../../console/src/generated/enums.ts";
 import { capture, runBrowserTests } from "../helpers/browser.ts";
 import { makeCertificates, type Receiver, startReceiver } from "../helpers/receiver.ts";
 import { accountViaApi, describedBy, isFocused, signInViaConsole, uniqueEmail, useConsole } from "./harness.ts";
@@ -28,6 +29,8 @@ describe.runIf(runBrowserTests)("console: webhooks", () => {
     const dialog = page.getByRole("dialog", { name: "Add endpoint" });
     const create = dialog.getByRole("button", { name: "Create endpoint" });
     await dialog.getByLabel("Endpoint URL").fill("http://hooks.example.com/in");
+    // Every kind of event the contract has is offered.
+    for (const kind of EVENT_TYPES) await dialog.getByRole("checkbox", { name: kind, exact: true }).waitFor();
     await dialog.getByRole("checkbox", { name: "lead.captured", exact: true }).check();
     await create.click();
     await expect

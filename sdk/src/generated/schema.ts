@@ -1581,7 +1581,7 @@ export interface components {
             object: components["schemas"]["Lead"];
         };
         /**
-         * @description `lead.deleted`: `data.object` is the lead as it was when deleted.
+         * @description `lead.deleted`: `data.object` is the lead as it was when deleted, with one more `version`.
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9Q",
          *       "object": "event",

@@ -18,16 +18,24 @@ export async function releaseAfterFailure(client: pg.PoolClient, error: unknown)
   client.release(rollback ?? undefined);
 }
 
+/** Statements that a transaction's work left to run just before its COMMIT, in the same round trip (or ""). */
+export type BeforeCommit = (client: pg.PoolClient) => string;
+
 /**
  * Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it throws.
+ * `beforeCommit`'s statements (parameterless SQL) are sent with the COMMIT.
  */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  beforeCommit?: BeforeCommit,
+): Promise<T> {
   const client = await pool.connect();
   let result: T;
   try {
     await client.query("BEGIN");
     result = await work(client);
-    await client.query("COMMIT");
+    await client.query(`${beforeCommit?.(client) ?? ""}COMMIT`);
   } catch (error) {
     await releaseAfterFailure(client, error);
     throw error;

@@ -4,6 +4,7 @@
  */
 
 import type pg from "pg";
+import { deferEvents, deferredEventsSql } from "../domain/events/events.service.ts";
 import { idempotentWrite } from "../domain/idempotency/idempotency.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { ApiRequest } from "./handler-types.ts";
@@ -56,11 +57,20 @@ export function write<
         body: call.body,
       },
       async (db) => {
-        // Started before the budget's decision (operations.ts): nothing is written until it admits the call.
-        await call.admitted;
-        const reply = await effect(call, db);
-        return { status: reply.status, body: reply.body };
+        // The change's events travel with its COMMIT (events.service.ts); a failed effect leaves none behind on the
+        // pooled connection for its next user.
+        deferEvents(db);
+        try {
+          // Started before the budget's decision (operations.ts): nothing is written until it admits the call.
+          await call.admitted;
+          const reply = await effect(call, db);
+          return { status: reply.status, body: reply.body };
+        } catch (error) {
+          deferredEventsSql(db);
+          throw error;
+        }
       },
+      deferredEventsSql,
     );
     // A replay runs no effect: it, too, is answered only once the budget admits the call.
     await call.admitted;

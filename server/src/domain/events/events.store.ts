@@ -1,5 +1,6 @@
 /** All SQL of events: the outbox a change writes to, the sequencer's pass, and the reads. */
 import type { components } from "@service/spec/schema";
+import type pg from "pg";
 import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
@@ -54,16 +55,35 @@ export async function insertOutboxEvents(db: Db, events: readonly NewEvent[]): P
 }
 
 /**
- * One pass of the sequencer in the caller's transaction: the committed events of at most `transactions` transactions
- * numbered and moved into `events`, ordered by workspace and sequence.
+ * The same insert as parameterless SQL, for a query of several statements (`;`-terminated; "" for no events): values
+ * are escaped by the connection's `literal` (pg's escapeLiteral).
  */
-export async function sequenceEvents(db: Db, transactions: number): Promise<SequencedRow[]> {
-  const { rows } = await db.query<SequencedRow>({
-    name: "sequence-events",
-    text: "SELECT * FROM sequence_events($1)",
-    values: [transactions],
-  });
-  return rows;
+export function outboxInsertSql(events: readonly NewEvent[], literal: (text: string) => string): string {
+  if (events.length === 0) return "";
+  const rows = events.map(
+    (event) =>
+      `(${literal(event.id)}, ${literal(event.workspace_id)}, ${literal(event.type)}, ${literal(JSON.stringify(event.data))}::jsonb, ${literal(event.created_at)}::timestamptz)`,
+  );
+  return `INSERT INTO event_outbox (id, workspace_id, type, data, created_at) VALUES ${rows.join(", ")};\n`;
+}
+
+/**
+ * Begins the sequencer's pass on `db` and runs it: the committed transactions of the first `rows` outbox rows, their
+ * events numbered and moved into `events`, ordered by workspace and sequence. The transaction stays open for the caller to
+ * add the fan-out and commit. BEGIN, the pass's timeouts and the function go in one round trip (a query of several
+ * statements takes no parameters: the numbers are the caller's integers).
+ */
+export async function sequenceEvents(
+  db: Db,
+  rows: number,
+  timeouts: { lockTimeoutMs: number; idleTimeoutMs: number },
+): Promise<SequencedRow[]> {
+  const results = (await db.query(
+    `BEGIN; SET LOCAL lock_timeout = ${Math.trunc(timeouts.lockTimeoutMs)};
+     SET LOCAL idle_in_transaction_session_timeout = ${Math.trunc(timeouts.idleTimeoutMs)};
+     SELECT * FROM sequence_events(${Math.trunc(rows)})`,
+  )) as unknown as pg.QueryResult<SequencedRow>[];
+  return results.at(-1)?.rows ?? [];
 }
 
 export function listEventRows<Item>(

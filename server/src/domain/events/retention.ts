@@ -1,8 +1,7 @@
 /**
  * Events are kept 30 days (the `/v1/events` reference says so). A pg-boss job deletes older ones every 10 minutes in
  * batches of 1,000 (each its own short statement, by the primary key: event ids begin with their time), records per
- * workspace the last sequence it deleted (so a position before it is a 410, never a silently partial answer), and
- * vacuums the outbox, which every event passes through once.
+ * workspace the last sequence it deleted, so that a position before it is a 410, never a silently partial answer.
  */
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
@@ -17,11 +16,9 @@ const RETENTION_CRON = "*/10 * * * *";
 const DAY_MS = 86_400_000;
 
 /** Deletes the events older than the retention window; returns how many. */
-export async function pruneOldEvents(pool: pg.Pool, options: PruneOptions & { now?: number } = {}) {
+export function pruneOldEvents(pool: pg.Pool, options: PruneOptions & { now?: number } = {}) {
   const before = firstIdAt("event", (options.now ?? Date.now()) - EVENT_RETENTION_DAYS * DAY_MS);
-  const result = await pruneInBatches((limit) => deleteEventsBefore(pool, before, limit), options);
-  await pool.query("VACUUM event_outbox");
-  return result;
+  return pruneInBatches((limit) => deleteEventsBefore(pool, before, limit), options);
 }
 
 export function registerEventRetention(

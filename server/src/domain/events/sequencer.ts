@@ -16,10 +16,16 @@ import { type SequencedRow, sequenceEvents } from "./events.store.ts";
 
 /** The NOTIFY channel of numbered events; its payload is the workspaces that have new events, or `*`. */
 export const STREAM_CHANNEL = "event_stream";
-/** The most transactions one pass numbers; a full pass is followed by another at once. */
-const PASS_TRANSACTIONS = 1_000;
+/** The outbox rows one pass looks at (it takes their transactions whole); a full pass is followed by another at once. */
+const PASS_ROWS = 1_000;
 /** How often a pass runs without being asked: the bound on how late a dead process's committed events appear. */
 const POLL_INTERVAL_MS = 1_000;
+/**
+ * How often a process vacuums the outbox. Every event passes through it once (inserted, then deleted by a pass), so
+ * its dead rows pile up faster than autovacuum may come (and some machines run without it); the pass walks them by
+ * the primary key, but the index and the table keep growing until a vacuum. `SKIP_LOCKED`: one process at a time.
+ */
+const VACUUM_EVERY_POLLS = 30;
 /** A write waits at most this long for the pass that numbers its events, then answers anyway. */
 const SETTLE_TIMEOUT_MS = 2_000;
 /**
@@ -58,10 +64,10 @@ function streamNotification(events: readonly { workspace_id: string }[]): string
 export async function runPass(pool: pg.Pool, onSequenced: OnSequenced): Promise<number> {
   const client = await pool.connect();
   try {
-    await client.query(
-      `BEGIN; SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}; SET LOCAL idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
-    );
-    const events = await sequenceEvents(client, PASS_TRANSACTIONS);
+    const events = await sequenceEvents(client, PASS_ROWS, {
+      lockTimeoutMs: LOCK_TIMEOUT_MS,
+      idleTimeoutMs: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    });
     if (events.length > 0) {
       await onSequenced(client, events);
       await client.query({
@@ -84,11 +90,12 @@ export function startSequencer(options: SequencerOptions): Sequencer {
   let waiting: (() => void)[] = [];
   let running: Promise<void> | undefined;
   let stopped = false;
+  let failing = false;
   let timer: NodeJS.Timeout | undefined;
 
   const passUntilDrained = async () => {
     // A full pass leaves more behind: go on until one is not full.
-    while ((await runPass(pool, onSequenced)) >= PASS_TRANSACTIONS) {
+    while ((await runPass(pool, onSequenced)) >= PASS_ROWS) {
       /* next batch */
     }
   };
@@ -97,9 +104,15 @@ export function startSequencer(options: SequencerOptions): Sequencer {
     const served = waiting;
     waiting = [];
     running = passUntilDrained()
+      .then(() => {
+        if (failing) logger.info("event sequencer passes succeed again");
+        failing = false;
+      })
       .catch((error: unknown) => {
         // The events stay in the outbox for the next pass; a write that waited answers anyway (it has committed).
-        if (!stopped) logger.warn({ err: error }, "event sequencer pass failed; retrying on the next one");
+        // One warning an outage, not one a second.
+        if (!stopped && !failing) logger.warn({ err: error }, "event sequencer pass failed; retrying every second");
+        failing = true;
       })
       .finally(() => {
         for (const resolve of served) resolve();
@@ -109,10 +122,16 @@ export function startSequencer(options: SequencerOptions): Sequencer {
     return running;
   };
 
+  let polls = 0;
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => {
       if (!running) void run();
+      if (++polls % VACUUM_EVERY_POLLS === 0) {
+        pool.query("VACUUM (SKIP_LOCKED) event_outbox").catch((error: unknown) => {
+          if (!stopped) logger.debug({ err: error }, "vacuum of the event outbox failed");
+        });
+      }
       schedule();
     }, POLL_INTERVAL_MS);
     timer.unref();

@@ -11,7 +11,7 @@
  */
 import { hash } from "node:crypto";
 import type pg from "pg";
-import { releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
+import { type BeforeCommit, releaseAfterFailure, withTransaction } from "../../db/transaction.ts";
 import { isDatabaseUnavailable } from "../../db/unavailable.ts";
 import { AppError } from "../../errors.ts";
 
@@ -74,7 +74,8 @@ const KEY_TAKEN = "IK001";
  * Runs `effect` in a transaction, idempotently when `context.key` is set. Returns the answer and whether it is a
  * replay.
  *
- * Optimistic: the effect runs first, and its key is recorded with its answer, its lock timeout and COMMIT in one query.
+ * Optimistic: the effect runs first, and its key is recorded with its answer, its lock timeout and COMMIT in one query
+ * (after `beforeCommit`'s statements: the change's events, write.ts).
  * A key that another request recorded first, committed or in flight, makes `record_idempotency_key()` (migration
  * 0007) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
  * query before its COMMIT. Whenever the write does not commit, its effect is rolled back and a stored answer under the
@@ -88,9 +89,10 @@ export async function idempotentWrite<T>(
   pool: pg.Pool,
   context: IdempotencyContext,
   effect: (client: pg.PoolClient) => Promise<WriteAnswer<T>>,
+  beforeCommit?: BeforeCommit,
 ): Promise<{ answer: WriteAnswer<T>; replayed: boolean }> {
   if (context.key === undefined) {
-    return { answer: await withTransaction(pool, effect), replayed: false };
+    return { answer: await withTransaction(pool, effect, beforeCommit), replayed: false };
   }
   const print = fingerprint(context.method, context.path, context.body);
   const client = await pool.connect();
@@ -106,7 +108,7 @@ export async function idempotentWrite<T>(
     // The insert may wait for a duplicate in flight up to the lock timeout: the statement timeouts (the server's
     // and the client's) are raised above it for the rest of the transaction, or they would end the wait first.
     await client.query({
-      text: `SET LOCAL lock_timeout = ${waitMs};
+      text: `${beforeCommit?.(client) ?? ""}SET LOCAL lock_timeout = ${waitMs};
       SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
       SELECT record_idempotency_key(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
         ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb, ${IDEMPOTENCY_TTL_HOURS});

@@ -1,7 +1,8 @@
 /**
  * Deleting a lead, with what it changes: its conversations and tickets lose their `lead_id` (a change of each, one
  * more `version`), and every changed object is one event of the same transaction, consecutive in the stream:
- * `lead.deleted` with the lead's last state, then `conversation.updated` and `ticket.updated` for each one detached.
+ * `lead.deleted` with the lead's last state (and one more `version`: the deletion is a change), then
+ * `conversation.updated` and `ticket.updated` for each one detached.
  *
  * The lead is locked first, so a conversation or ticket being made for it either commits before (and is detached
  * here) or waits and then finds no lead; the foreign keys' ON DELETE SET NULL never has to act unseen.
@@ -26,7 +27,8 @@ export async function deleteLeadAndDetach(
   await deleteLead(db, workspaceId, id);
   const detached = { changed_fields: ["lead_id"], previous_attributes: { lead_id: id } };
   await record(db, workspaceId, [
-    { type: "lead.deleted", data: { object: lead } },
+    // The deletion is the lead's last change: one more version, so a receiver that keeps the highest lets it win.
+    { type: "lead.deleted", data: { object: { ...lead, version: lead.version + 1 } } },
     ...conversations.map((object) => ({ type: "conversation.updated" as const, data: { object, ...detached } })),
     ...tickets.map((object) => ({ type: "ticket.updated" as const, data: { object, ...detached } })),
   ]);
