@@ -187,7 +187,8 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     { pool: db.pool, logger, record: recordEvent, settle: sequencer.settle },
     { work: runWorker },
   );
-  const streamWaiters = serveApi ? await startStreamWaiters({ settings: db.settings, logger }) : undefined;
+  // The readers of the change stream that wait for its next event: one LISTEN connection per API process.
+  let streamWaiters: StreamWaiters | undefined;
 
   const readiness: ReadinessCheck[] = [
     { name: "postgres", check: async () => void (await db.pool.query("SELECT 1")) },
@@ -224,6 +225,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       settle: sequencer.settle,
       scheduleSnoozeEnd: snoozeEndScheduler(queue),
     };
+    streamWaiters = await startStreamWaiters({ settings: db.settings, logger });
     const openapi = loadOpenApiDocument();
     const consoleBuild = findConsoleBuild();
     if (!consoleBuild) logger.warn("the console is not built (npm run build): / answers 404");
@@ -252,7 +254,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         ...leadHandlers(changes),
         ...conversationHandlers(changes),
         ...ticketHandlers(changes),
-        ...eventHandlers({ pool: db.pool, waiters: streamWaiters as StreamWaiters, openapi: openapi.doc }),
+        ...eventHandlers({ pool: db.pool, waiters: streamWaiters, openapi: openapi.doc }),
         ...webhookHandlers({ ...writes, urls, queue }),
       },
     });

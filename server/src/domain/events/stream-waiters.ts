@@ -2,12 +2,16 @@
  * The readers of `/v1/events?after_sequence=…&wait=S` that found nothing yet, waiting for their workspace's next
  * numbered event without holding a database connection: one LISTEN connection per process (STREAM_CHANNEL, sent by
  * every sequencer pass that numbers something) wakes them all, whatever their number. A woken reader reads again;
- * while the LISTEN is being re-established every reader is woken, so none sleeps through a notification it missed.
+ * when the LISTEN is lost or re-established every reader is woken, and while it is down a reader waits at most
+ * UNLISTENED_WAIT_MS before it reads again, so none sleeps through a notification that could not reach it.
  */
 import type { Logger } from "pino";
 import type { ConnectionSettings } from "../../db/database.ts";
 import { startListener } from "../../db/listener.ts";
 import { STREAM_CHANNEL } from "./sequencer.ts";
+
+/** How long a reader waits between reads while the LISTEN connection is down. */
+const UNLISTENED_WAIT_MS = 1_000;
 
 export interface StreamWaiters {
   /**
@@ -63,7 +67,7 @@ export async function startStreamWaiters(options: {
           if (set?.size === 0) byWorkspace.delete(workspaceId);
           resolve();
         };
-        const timer = setTimeout(done, ms);
+        const timer = setTimeout(done, listener.connected ? ms : Math.min(ms, UNLISTENED_WAIT_MS));
         if (signal?.aborted) return done();
         signal?.addEventListener("abort", done, { once: true });
         waiting.add(done);
