@@ -14,7 +14,7 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sign } from "../../webhook-verifier/src/node.ts";
@@ -169,6 +169,23 @@ describe("a project outside the monorepo", () => {
     await sh(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", dir], dir);
     const { stdout } = await sh(process.execPath, ["dist/main.js"], dir);
     expect(JSON.parse(stdout)).toMatchObject(SCENARIO_OUTPUT);
+  });
+
+  it("runs `npx @service/sdk listen` from the installed package: its usage, and a clear refusal without a key", async () => {
+    const dir = join(work, "consumer");
+    // The command's own node is this run's, first on PATH (the bin's `#!/usr/bin/env node`).
+    const env = { ...childEnv, PATH: `${dirname(process.execPath)}:${childEnv.PATH ?? ""}`, SERVICE_API_KEY: "" };
+    const help = await run("npx", ["--offline", "@service/sdk", "listen", "--help"], { cwd: dir, env });
+    expect(help.stdout).toContain("Usage: npx @service/sdk listen --forward-to <url>");
+    const refused = await run("npx", ["--offline", "@service/sdk", "listen", "--forward-to", "http://127.0.0.1:9"], {
+      cwd: dir,
+      env,
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("Set SERVICE_API_KEY to an API key with the events:read scope.");
   });
 
   it("passes a CommonJS Jest test that requires the verifier", async () => {
