@@ -1,5 +1,5 @@
 /**
- * Deliveries: one event for one subscription. Made by the fan-out of a recorded event (record.ts), by a test send and by
+ * Deliveries: one event for one subscription. Made by the fan-out of a numbered event (fan-out.ts), by a test send and by
  * a redelivery, always in the caller's transaction with the job of their first attempt; listed and read with every
  * attempt. The worker (worker.ts) sends them.
  */
