@@ -226,14 +226,33 @@ async function check(
   return { problems, objects: byObject.size, compared };
 }
 
-async function streamRun(label: string, kills: number) {
+/** A service of its own for one phase: a fresh database, the service on a fixed port, and a workspace with a key. */
+async function phaseService(name: string, scopes = ALL_SCOPES) {
   const database = await benchDatabase();
   const port = await freePort();
-  let server = await startService(database.url, port);
-  const base = () => `http://127.0.0.1:${port}`;
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Stream", ownerEmail: "s@example.com" });
-  const { key } = await createApiKey(pool, { workspaceId, name: "bench", scopes: ALL_SCOPES });
+  const phase = {
+    server: await startService(database.url, port),
+    base: () => `http://127.0.0.1:${port}`,
+    port,
+    databaseUrl: database.url,
+    pool: new pg.Pool({ connectionString: database.url, max: 2 }),
+    workspaceId: "",
+    key: "",
+    async stop() {
+      await phase.server.stop();
+      await phase.pool.end();
+      await database.drop();
+    },
+  };
+  const owner = `${name.toLowerCase()}@example.com`;
+  phase.workspaceId = (await createWorkspace(phase.pool, { name, ownerEmail: owner })).workspace_id;
+  phase.key = (await createApiKey(phase.pool, { workspaceId: phase.workspaceId, name: "bench", scopes })).key;
+  return phase;
+}
+
+async function streamRun(label: string, kills: number) {
+  const phase = await phaseService("Stream");
+  const { base, key } = phase;
   const consumer = follow(base, key);
   const started = performance.now();
   const killAt = Array.from({ length: kills }, (_, i) => Math.round(((i + 1) * WRITES) / (kills + 1)));
@@ -242,8 +261,8 @@ async function streamRun(label: string, kills: number) {
     if (killAt[0] !== undefined && done >= killAt[0] && !restarting) {
       killAt.shift();
       restarting = (async () => {
-        await server.stop("SIGKILL");
-        server = await startService(database.url, port);
+        await phase.server.stop("SIGKILL");
+        phase.server = await startService(phase.databaseUrl, phase.port);
       })().finally(() => {
         restarting = undefined;
       });
@@ -259,20 +278,13 @@ async function streamRun(label: string, kills: number) {
       `about ${result.objects} objects (${result.compared} compared with GET): ` +
       (result.problems.length === 0 ? "PASS" : `FAIL\n  ${result.problems.slice(0, 20).join("\n  ")}`),
   );
-  await server.stop();
-  await pool.end();
-  await database.drop();
-  return { base, events, problems: result.problems };
+  await phase.stop();
+  return { events, problems: result.problems };
 }
 
 async function latencyAndFeed() {
-  const database = await benchDatabase();
-  const port = await freePort();
-  const server = await startService(database.url, port);
-  const base = () => `http://127.0.0.1:${port}`;
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Latency", ownerEmail: "l@example.com" });
-  const { key } = await createApiKey(pool, { workspaceId, name: "bench", scopes: ALL_SCOPES });
+  const phase = await phaseService("Latency");
+  const { base, key, pool, workspaceId } = phase;
   const latencies: number[] = [];
   for (let i = 0; i < 100; i++) {
     const waiting = fetch(`${base()}/v1/events?after_sequence=${i}&wait=10`, {
@@ -329,20 +341,15 @@ async function latencyAndFeed() {
     if (!page.has_more) break;
   }
   const feedPerSecond = read / ((performance.now() - reading) / 1000);
-  await server.stop();
-  await pool.end();
-  await database.drop();
+  await phase.stop();
   return { latencies, feedPerSecond, read, idleCost };
 }
 
 async function contention() {
-  const database = await benchDatabase();
-  const port = await freePort();
-  const server = await startService(database.url, port);
-  const base = () => `http://127.0.0.1:${port}`;
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const keys: string[] = [];
-  for (let i = 0; i < CLIENTS; i++) {
+  const phase = await phaseService("W0", SCOPES);
+  const { base, pool } = phase;
+  const keys: string[] = [phase.key];
+  for (let i = 1; i < CLIENTS; i++) {
     const { workspace_id } = await createWorkspace(pool, { name: `W${i}`, ownerEmail: `w${i}@example.com` });
     keys.push((await createApiKey(pool, { workspaceId: workspace_id, name: "bench", scopes: SCOPES })).key);
   }
@@ -366,22 +373,16 @@ async function contention() {
     const many = await rate((client) => keys[client] as string, 5);
     rounds.push({ one, many });
   }
-  await server.stop();
-  await pool.end();
-  await database.drop();
+  await phase.stop();
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[1] as number;
   return { one: median(rounds.map((r) => r.one)), many: median(rounds.map((r) => r.many)) };
 }
 
 /** `listen` forwarding to a verifying receiver: latency, then 30 s killed while 50 events happen. */
 async function listenPhase() {
-  const database = await benchDatabase();
-  const port = await freePort();
-  const server = await startService(database.url, port);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Listen", ownerEmail: "l@example.com" });
-  const { key } = await createApiKey(pool, { workspaceId, name: "bench", scopes: ALL_SCOPES });
+  const phase = await phaseService("Listen");
+  const { key } = phase;
+  const baseUrl = phase.base();
   const client = createClient({ apiKey: key, baseUrl });
   const receiver = await startVerifyingReceiver();
   const state = join(mkdtempSync(join(tmpdir(), "listen-")), "position.json");
@@ -412,13 +413,11 @@ async function listenPhase() {
   const exact = isDeepStrictEqual(after, missed) && receiver.refused.length === 0;
   child.kill("SIGKILL");
   receiver.close();
-  await server.stop();
-  await pool.end();
-  await database.drop();
+  await phase.stop();
   return { latencies, exact, forwarded: after.length };
 }
 
-const plain = await streamRun("10,000 mixed writes, 20 clients", 0);
+const plain = await streamRun(`${WRITES.toLocaleString("en")} mixed writes, ${CLIENTS} clients`, 0);
 const killed = await streamRun("the same, the API process SIGKILLed twice", 2);
 const { latencies, feedPerSecond, read, idleCost } = await latencyAndFeed();
 const { one, many } = await contention();
