@@ -33,6 +33,8 @@ import { leadHandlers } from "./domain/leads/leads.routes.ts";
 import { ticketHandlers } from "./domain/tickets/tickets.routes.ts";
 import { defineDeliveryQueue, enqueuePendingDeliveries } from "./domain/webhooks/delivery-jobs.ts";
 import { deliveryFanOut } from "./domain/webhooks/fan-out.ts";
+import { registerWebhookAlerts } from "./domain/webhooks/incidents.ts";
+import { registerRecoveries } from "./domain/webhooks/recover.ts";
 import { RETRY_SCHEDULE_SECONDS } from "./domain/webhooks/schedule.ts";
 import { webhookHandlers } from "./domain/webhooks/webhooks.routes.ts";
 import { startDeliveryWorker } from "./domain/webhooks/worker.ts";
@@ -154,6 +156,12 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     { work: runWorker },
   );
 
+  await registerWebhookAlerts(
+    queue,
+    { pool: db.pool, mailer, publicBaseUrl: config.publicBaseUrl, logger },
+    { work: runWorker },
+  );
+  await registerRecoveries(queue, { pool: db.pool, logger }, { work: runWorker });
   const pruning = await registerIdempotencyPruning(queue, { pool: db.pool, logger }, { work: runWorker });
   const retention = await registerEventRetention(queue, { pool: db.pool, logger }, { work: runWorker });
   const moved = await moveLegacyQueue(queue, db.pool, {

@@ -9,8 +9,8 @@
  *    replaced by a nullable copy of the referenced schema, with `null` added to its `enum`: OAS 3.0.3 §4.7.24.1
  *    gives `nullable` no effect without a sibling `type`, and a `$ref` to an enum refuses `null`, so tools
  *    would otherwise reject the `null` that the API sends.
- * 4. In 3.1, an open map (`Record<unknown>`, emitted as `unevaluatedProperties: {}` under sealing) becomes
- *    `additionalProperties: {}`: the same meaning for a schema without composition, and the form that
+ * 4. In 3.1, a map (`Record<T>`, emitted as `unevaluatedProperties: T` under sealing) becomes
+ *    `additionalProperties: T`: the same meaning for a schema without composition, and the form that
  *    openapi-typescript and most generators read (they would type the map as empty).
  * 5. A closed object (`additionalProperties` or `unevaluatedProperties` of `{not: {}}`) says `false`, the same
  *    meaning in the form that code generators and mock servers read (with `{not: {}}`, openapi-typescript-codegen
@@ -134,14 +134,9 @@ function openMaps(node: unknown): void {
   }
   if (!isObject(node)) return;
   const unevaluated = node.unevaluatedProperties;
-  if (
-    isObject(unevaluated) &&
-    Object.keys(unevaluated).length === 0 &&
-    node.properties === undefined &&
-    node.allOf === undefined
-  ) {
+  if (isObject(unevaluated) && unevaluated.not === undefined && node.properties === undefined && node.allOf === undefined) {
     delete node.unevaluatedProperties;
-    node.additionalProperties = {};
+    node.additionalProperties = unevaluated;
   }
   for (const child of Object.values(node)) openMaps(child);
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { loadMigrations, migrate } from "../../server/src/db/migrate.ts";
 import { AUTH_QUEUES, type RegisterJob } from "../../server/src/domain/auth/auth.service.ts";
-import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
+import { newWebhookSecret } from "../../server/src/domain/webhooks/signature.ts";
 import { newId } from "../../server/src/lib/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
@@ -60,11 +60,11 @@ beforeAll(async () => {
   const certificates = await makeCertificates();
   receiver = await startReceiver(certificates);
   const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Old", ownerEmail: "old@example.com" });
-  const { id: webhookId } = await createWebhook(
-    pool,
-    workspaceId,
-    { url: `${receiver.url}/old`, events: ["lead.captured"] },
-    { allowPrivateNetworks: true },
+  // The subscription as the previous version wrote it (its columns, not this version's).
+  const webhookId = newId("webhook");
+  await pool.query(
+    "INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)",
+    [webhookId, workspaceId, `${receiver.url}/old`, ["lead.captured"], newWebhookSecret()],
   );
   due.push(await insertDelivery(webhookId, workspaceId, "'pending', 0, now(), NULL"));
   due.push(await insertDelivery(webhookId, workspaceId, "'pending', 1, now() - interval '1 minute', NULL"));

@@ -400,6 +400,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspace/webhooks/{webhook_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed deliveries
+         * @description Sends again, in one call, what the subscription did not receive in a window: every delivery made in it that ended
+         *     failed, oldest first, each with its original `webhook-id` and body; with `include_missed`, also the events of its
+         *     types that happened while it was disabled, in `sequence` order. The answer says how many; the sending runs in the
+         *     background at the subscription's own pace (its throttles). Deliveries still pending, or that fail after this call,
+         *     are not part of it. With `dry_run`, only counts.
+         */
+        post: operations["WorkspaceWebhooks_recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspace/webhooks/{webhook_id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -415,6 +439,27 @@ export interface paths {
          *     receivers can switch without losing a delivery.
          */
         post: operations["WorkspaceWebhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/webhooks/{webhook_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get delivery statistics
+         * @description The subscription's health over a window: its deliveries by state, the attempts made for them, the share that
+         *     succeeded and the receiver's response times.
+         */
+        get: operations["WorkspaceWebhooks_stats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -785,6 +830,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{webhook_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed deliveries
+         * @description Sends again, in one call, what the subscription did not receive in a window: every delivery made in it that ended
+         *     failed, oldest first, each with its original `webhook-id` and body; with `include_missed`, also the events of its
+         *     types that happened while it was disabled, in `sequence` order. The answer says how many; the sending runs in the
+         *     background at the subscription's own pace (its throttles). Deliveries still pending, or that fail after this call,
+         *     are not part of it. With `dry_run`, only counts.
+         */
+        post: operations["Webhooks_recover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{webhook_id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -800,6 +869,27 @@ export interface paths {
          *     receivers can switch without losing a delivery.
          */
         post: operations["Webhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get delivery statistics
+         * @description The subscription's health over a window: its deliveries by state, the attempts made for them, the share that
+         *     succeeded and the receiver's response times.
+         */
+        get: operations["Webhooks_stats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1307,6 +1397,8 @@ export interface components {
             /** Format: int32 */
             attempt_count: number;
             next_attempt_at: string | null;
+            /** @description The exact body every attempt sends (the event envelope, serialised once when the delivery was made). */
+            payload: string;
             attempts: components["schemas"]["DeliveryAttempt"][];
             /** Format: date-time */
             created_at: string;
@@ -1330,6 +1422,22 @@ export interface components {
             response_body: string | null;
             /** @description Why the attempt failed without a response. */
             error: string | null;
+            /**
+             * @description The request headers this attempt sent, as sent (the signatures included; the secret never is). Null for attempts
+             *     made before they were kept.
+             */
+            request_headers: {
+                [key: string]: string;
+            } | null;
+        };
+        /** @description Deliveries of one subscription by state. */
+        DeliveryCounts: {
+            /** Format: int32 */
+            succeeded: number;
+            /** Format: int32 */
+            failed: number;
+            /** Format: int32 */
+            pending: number;
         };
         /**
          * @description Id of one delivery of an event to one subscription.
@@ -1964,6 +2072,11 @@ export interface components {
             /** @enum {boolean} */
             reset: true;
         };
+        /** @description The receiver's response time over the attempts that got an answer, in milliseconds; null without any. */
+        ResponseTimes: {
+            p50: number | null;
+            p99: number | null;
+        };
         /**
          * @description What an API key may do. Grant the fewest a client needs.
          * @enum {string}
@@ -2212,6 +2325,9 @@ export interface components {
          *       "description": "CRM sync",
          *       "enabled": true,
          *       "disabled_reason": null,
+         *       "disabled_at": null,
+         *       "max_deliveries_per_second": null,
+         *       "max_concurrent_deliveries": null,
          *       "secret_rotated_at": null,
          *       "created_at": "2026-11-01T08:00:00Z",
          *       "updated_at": "2026-11-01T08:00:00Z"
@@ -2226,6 +2342,12 @@ export interface components {
             description: string | null;
             enabled: boolean;
             disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            /** @description Since when the subscription is disabled; null while it is enabled. */
+            disabled_at: string | null;
+            /** @description The most attempts that start in any one second. */
+            max_deliveries_per_second: number | null;
+            /** @description The most attempts in flight at once. */
+            max_concurrent_deliveries: number | null;
             /** @description When the secret was last rotated; the previous secret keeps signing for 24 hours after it. */
             secret_rotated_at: string | null;
             /** Format: date-time */
@@ -2240,6 +2362,10 @@ export interface components {
             description?: string;
             /** @default true */
             enabled?: boolean;
+            /** @description The most attempts that start in any one second; omitted or null: no limit of its own. */
+            max_deliveries_per_second?: number | null;
+            /** @description The most attempts in flight at once; omitted or null: the service's default (10). */
+            max_concurrent_deliveries?: number | null;
         };
         /**
          * @description Why a subscription was disabled.
@@ -2261,6 +2387,74 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
         };
+        /** @description Send again what a subscription missed in a window of time. */
+        WebhookRecoverRequest: {
+            /**
+             * Format: date-time
+             * @description The window's start: deliveries made (and, with `include_missed`, events that happened) at or after it.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The window's end, exclusive; omitted: now.
+             */
+            until?: string;
+            /**
+             * @description Also deliver the events of the subscription's types that happened in the window and were never delivered to it
+             *     (it was disabled then), in `sequence` order, after the failed deliveries.
+             * @default false
+             */
+            include_missed?: boolean;
+            /**
+             * @description Only count what would be sent (200), without sending anything.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        /** @description What a recovery sends: every delivery that ended failed in the window, oldest first, then the missed events. */
+        WebhookRecovery: {
+            /** @enum {string} */
+            object: "webhook_recovery";
+            webhook_id: components["schemas"]["WebhookId"];
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            include_missed: boolean;
+            dry_run: boolean;
+            /**
+             * Format: int32
+             * @description Failed deliveries sent once more, each with its original `webhook-id` and body.
+             */
+            failed_deliveries: number;
+            /**
+             * Format: int32
+             * @description Events the subscription never received, delivered now (0 without `include_missed`).
+             */
+            missed_events: number;
+        };
+        /** @description The health of one subscription over a window. */
+        WebhookStats: {
+            /** @enum {string} */
+            object: "webhook_stats";
+            webhook_id: components["schemas"]["WebhookId"];
+            /**
+             * Format: date-time
+             * @description The window: deliveries made from `since` to `until`.
+             */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            deliveries: components["schemas"]["DeliveryCounts"];
+            /**
+             * Format: int32
+             * @description HTTP attempts made for these deliveries.
+             */
+            attempts: number;
+            /** @description Succeeded deliveries over settled ones (succeeded and failed), from 0 to 1; null when none has settled. */
+            success_rate: number | null;
+            response_time_ms: components["schemas"]["ResponseTimes"];
+        };
         /** @description Send a sample event of this type to the subscription. */
         WebhookTestRequest: {
             /** @default lead.captured */
@@ -2272,6 +2466,10 @@ export interface components {
             events?: components["schemas"]["EventType"][];
             description?: string | null;
             enabled?: boolean;
+            /** @description The most attempts that start in any one second; null removes the limit. */
+            max_deliveries_per_second?: number | null;
+            /** @description The most attempts in flight at once; null returns to the service's default (10). */
+            max_concurrent_deliveries?: number | null;
         };
         /**
          * Format: uri
@@ -2288,6 +2486,12 @@ export interface components {
             description: string | null;
             enabled: boolean;
             disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            /** @description Since when the subscription is disabled; null while it is enabled. */
+            disabled_at: string | null;
+            /** @description The most attempts that start in any one second. */
+            max_deliveries_per_second: number | null;
+            /** @description The most attempts in flight at once. */
+            max_concurrent_deliveries: number | null;
             /** @description When the secret was last rotated; the previous secret keeps signing for 24 hours after it. */
             secret_rotated_at: string | null;
             /** Format: date-time */
@@ -2333,6 +2537,12 @@ export interface components {
          *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
          */
         "WebhookDeliveryHeaders.serviceSignature": string;
+        /**
+         * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+         *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+         */
+        "WebhookDeliveryHeaders.traceparent": string;
+        "WebhookDeliveryHeaders.tracestate": string;
         /** @description The event id, the same on every retry: deduplicate by it. */
         "WebhookDeliveryHeaders.webhookId": components["schemas"]["EventId"];
         /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
@@ -4013,6 +4223,9 @@ export interface operations {
                      *           "description": "CRM sync",
                      *           "enabled": true,
                      *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "max_deliveries_per_second": null,
+                     *           "max_concurrent_deliveries": null,
                      *           "secret_rotated_at": null,
                      *           "created_at": "2026-11-01T08:00:00Z",
                      *           "updated_at": "2026-11-01T08:00:00Z"
@@ -4152,6 +4365,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z",
@@ -4315,6 +4531,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z"
@@ -4596,6 +4815,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z"
@@ -4775,6 +4997,7 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "attempt_count": 1,
                      *           "next_attempt_at": null,
+                     *           "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *           "attempts": [
                      *             {
                      *               "attempt": 1,
@@ -4782,7 +5005,17 @@ export interface operations {
                      *               "duration_ms": 84,
                      *               "response_status": 200,
                      *               "response_body": "ok",
-                     *               "error": null
+                     *               "error": null,
+                     *               "request_headers": {
+                     *                 "content-type": "application/json",
+                     *                 "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *                 "webhook-timestamp": "1793525400",
+                     *                 "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *                 "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *                 "X-Service-Event": "lead.captured",
+                     *                 "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *                 "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *               }
                      *             }
                      *           ],
                      *           "created_at": "2026-11-01T09:30:00Z",
@@ -4906,6 +5139,7 @@ export interface operations {
                      *       "status": "succeeded",
                      *       "attempt_count": 1,
                      *       "next_attempt_at": null,
+                     *       "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,
@@ -4913,7 +5147,17 @@ export interface operations {
                      *           "duration_ms": 84,
                      *           "response_status": 200,
                      *           "response_body": "ok",
-                     *           "error": null
+                     *           "error": null,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *             "webhook-timestamp": "1793525400",
+                     *             "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Event": "lead.captured",
+                     *             "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *           }
                      *         }
                      *       ],
                      *       "created_at": "2026-11-01T09:30:00Z",
@@ -5039,6 +5283,7 @@ export interface operations {
                      *       "status": "succeeded",
                      *       "attempt_count": 1,
                      *       "next_attempt_at": null,
+                     *       "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,
@@ -5046,7 +5291,17 @@ export interface operations {
                      *           "duration_ms": 84,
                      *           "response_status": 200,
                      *           "response_body": "ok",
-                     *           "error": null
+                     *           "error": null,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *             "webhook-timestamp": "1793525400",
+                     *             "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Event": "lead.captured",
+                     *             "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *           }
                      *         }
                      *       ],
                      *       "created_at": "2026-11-01T09:30:00Z",
@@ -5054,6 +5309,194 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceWebhooks_recover: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                /** @example 485de279-476a-420e-a1b8-b91dd506c8e7 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_recovery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "since": "2026-11-01T00:00:00Z",
+                     *       "until": "2026-11-01T06:00:00Z",
+                     *       "include_missed": false,
+                     *       "dry_run": false,
+                     *       "failed_deliveries": 5000,
+                     *       "missed_events": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
@@ -5216,6 +5659,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z",
@@ -5343,6 +5789,129 @@ export interface operations {
             };
         };
     };
+    WorkspaceWebhooks_stats: {
+        parameters: {
+            query?: {
+                /** @description The window's start; omitted: 24 hours ago. */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_stats",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "since": "2026-10-31T09:30:00Z",
+                     *       "until": "2026-11-01T09:30:00Z",
+                     *       "deliveries": {
+                     *         "succeeded": 4980,
+                     *         "failed": 12,
+                     *         "pending": 8
+                     *       },
+                     *       "attempts": 5031,
+                     *       "success_rate": 0.9976,
+                     *       "response_time_ms": {
+                     *         "p50": 84,
+                     *         "p99": 912
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookStats"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     WorkspaceWebhooks_sendTest: {
         parameters: {
             query?: never;
@@ -5392,6 +5961,7 @@ export interface operations {
                      *       "status": "succeeded",
                      *       "attempt_count": 1,
                      *       "next_attempt_at": null,
+                     *       "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,
@@ -5399,7 +5969,17 @@ export interface operations {
                      *           "duration_ms": 84,
                      *           "response_status": 200,
                      *           "response_body": "ok",
-                     *           "error": null
+                     *           "error": null,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *             "webhook-timestamp": "1793525400",
+                     *             "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Event": "lead.captured",
+                     *             "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *           }
                      *         }
                      *       ],
                      *       "created_at": "2026-11-01T09:30:00Z",
@@ -8340,6 +8920,9 @@ export interface operations {
                      *           "description": "CRM sync",
                      *           "enabled": true,
                      *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "max_deliveries_per_second": null,
+                     *           "max_concurrent_deliveries": null,
                      *           "secret_rotated_at": null,
                      *           "created_at": "2026-11-01T08:00:00Z",
                      *           "updated_at": "2026-11-01T08:00:00Z"
@@ -8477,6 +9060,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z",
@@ -8640,6 +9226,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z"
@@ -8917,6 +9506,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z"
@@ -9096,6 +9688,7 @@ export interface operations {
                      *           "status": "succeeded",
                      *           "attempt_count": 1,
                      *           "next_attempt_at": null,
+                     *           "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *           "attempts": [
                      *             {
                      *               "attempt": 1,
@@ -9103,7 +9696,17 @@ export interface operations {
                      *               "duration_ms": 84,
                      *               "response_status": 200,
                      *               "response_body": "ok",
-                     *               "error": null
+                     *               "error": null,
+                     *               "request_headers": {
+                     *                 "content-type": "application/json",
+                     *                 "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *                 "webhook-timestamp": "1793525400",
+                     *                 "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *                 "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *                 "X-Service-Event": "lead.captured",
+                     *                 "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *                 "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *               }
                      *             }
                      *           ],
                      *           "created_at": "2026-11-01T09:30:00Z",
@@ -9227,6 +9830,7 @@ export interface operations {
                      *       "status": "succeeded",
                      *       "attempt_count": 1,
                      *       "next_attempt_at": null,
+                     *       "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,
@@ -9234,7 +9838,17 @@ export interface operations {
                      *           "duration_ms": 84,
                      *           "response_status": 200,
                      *           "response_body": "ok",
-                     *           "error": null
+                     *           "error": null,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *             "webhook-timestamp": "1793525400",
+                     *             "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Event": "lead.captured",
+                     *             "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *           }
                      *         }
                      *       ],
                      *       "created_at": "2026-11-01T09:30:00Z",
@@ -9358,6 +9972,7 @@ export interface operations {
                      *       "status": "succeeded",
                      *       "attempt_count": 1,
                      *       "next_attempt_at": null,
+                     *       "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,
@@ -9365,7 +9980,17 @@ export interface operations {
                      *           "duration_ms": 84,
                      *           "response_status": 200,
                      *           "response_body": "ok",
-                     *           "error": null
+                     *           "error": null,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *             "webhook-timestamp": "1793525400",
+                     *             "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Event": "lead.captured",
+                     *             "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *           }
                      *         }
                      *       ],
                      *       "created_at": "2026-11-01T09:30:00Z",
@@ -9373,6 +9998,192 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_recover: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example fe49a221-bb09-4c30-a1d5-875e6817b50d */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Accepted: the work continues in the background. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_recovery",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "since": "2026-11-01T00:00:00Z",
+                     *       "until": "2026-11-01T06:00:00Z",
+                     *       "include_missed": false,
+                     *       "dry_run": false,
+                     *       "failed_deliveries": 5000,
+                     *       "missed_events": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
@@ -9533,6 +10344,9 @@ export interface operations {
                      *       "description": "CRM sync",
                      *       "enabled": true,
                      *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "max_deliveries_per_second": null,
+                     *       "max_concurrent_deliveries": null,
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-11-01T08:00:00Z",
                      *       "updated_at": "2026-11-01T08:00:00Z",
@@ -9660,6 +10474,129 @@ export interface operations {
             };
         };
     };
+    Webhooks_stats: {
+        parameters: {
+            query?: {
+                /** @description The window's start; omitted: 24 hours ago. */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
+                webhook_id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_stats",
+                     *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
+                     *       "since": "2026-10-31T09:30:00Z",
+                     *       "until": "2026-11-01T09:30:00Z",
+                     *       "deliveries": {
+                     *         "succeeded": 4980,
+                     *         "failed": 12,
+                     *         "pending": 8
+                     *       },
+                     *       "attempts": 5031,
+                     *       "success_rate": 0.9976,
+                     *       "response_time_ms": {
+                     *         "p50": 84,
+                     *         "p99": 912
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookStats"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Webhooks_sendTest: {
         parameters: {
             query?: never;
@@ -9707,6 +10644,7 @@ export interface operations {
                      *       "status": "succeeded",
                      *       "attempt_count": 1,
                      *       "next_attempt_at": null,
+                     *       "payload": "{\"id\":\"evt_01JD3Z7D1B2C3D4E5F6G7H8J9K\",\"type\":\"lead.captured\"}",
                      *       "attempts": [
                      *         {
                      *           "attempt": 1,
@@ -9714,7 +10652,17 @@ export interface operations {
                      *           "duration_ms": 84,
                      *           "response_status": 200,
                      *           "response_body": "ok",
-                     *           "error": null
+                     *           "error": null,
+                     *           "request_headers": {
+                     *             "content-type": "application/json",
+                     *             "webhook-id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *             "webhook-timestamp": "1793525400",
+                     *             "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+                     *             "X-Service-Event": "lead.captured",
+                     *             "X-Service-Delivery": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
+                     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                     *           }
                      *         }
                      *       ],
                      *       "created_at": "2026-11-01T09:30:00Z",
@@ -9861,6 +10809,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;
@@ -9922,6 +10876,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;
@@ -9983,6 +10943,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;
@@ -10044,6 +11010,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;
@@ -10105,6 +11077,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;
@@ -10166,6 +11144,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;
@@ -10227,6 +11211,12 @@ export interface operations {
                 "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
                 /** @description The delivery id. */
                 "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
             };
             path?: never;
             cookie?: never;

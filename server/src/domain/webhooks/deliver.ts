@@ -17,6 +17,8 @@ export interface Target {
   id: string;
   webhook_id: string;
   attempt_count: number;
+  /** The attempt count when the current round of the schedule began (a recovery starts one). */
+  schedule_offset: number;
   event_id: string;
   event_type: string;
   payload: string;
@@ -55,6 +57,8 @@ export interface Outcome {
     status: number | null;
     body: string | null;
     error: string | null;
+    /** The headers sent (the signatures, never the secret). */
+    requestHeaders: Record<string, string>;
   };
   next: Next;
   health: Health;
@@ -111,7 +115,10 @@ export function classify(
 export async function deliver(target: Target, http: DeliveryHttp, schedule: readonly number[]): Promise<Outcome> {
   const number = target.attempt_count + 1;
   const startedAt = new Date();
-  const headers = attemptHeaders(target, String(Math.floor(startedAt.getTime() / 1000)), startedAt.getTime());
+  const headers = {
+    ...attemptHeaders(target, String(Math.floor(startedAt.getTime() / 1000)), startedAt.getTime()),
+    "content-length": String(Buffer.byteLength(target.payload)),
+  };
   const answer = await post(target.url, headers, target.payload, http);
   return {
     deliveryId: target.id,
@@ -123,8 +130,9 @@ export async function deliver(target: Target, http: DeliveryHttp, schedule: read
       status: answer.status ?? null,
       body: answer.body,
       error: answer.error,
+      requestHeaders: headers,
     },
-    ...classify(answer, { attempt: number, schedule, now: Date.now() }),
+    ...classify(answer, { attempt: number - target.schedule_offset, schedule, now: Date.now() }),
   };
 }
 
@@ -150,7 +158,7 @@ export function post(url: string, headers: Record<string, string>, body: string,
       url,
       {
         method: "POST",
-        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        headers: { "content-length": String(Buffer.byteLength(body)), ...headers },
         agent: http.agent,
         lookup: http.lookup,
       },

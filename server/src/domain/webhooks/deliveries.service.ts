@@ -7,9 +7,11 @@ import type { components } from "@service/spec/schema";
 import type { PgBoss } from "pg-boss";
 import type { Db } from "../../db/db.ts";
 import { AppError } from "../../errors.ts";
-import { newId } from "../../lib/ids.ts";
+import { firstIdAt, newId } from "../../lib/ids.ts";
 import * as store from "./deliveries.store.ts";
 import { enqueueAttempts } from "./delivery-jobs.ts";
+import { NO_THROTTLE, throttlesOf } from "./throttle.ts";
+import { getWebhook as getWebhookRow } from "./webhooks.service.ts";
 
 export type Delivery = components["schemas"]["Delivery"];
 /** The envelope as the contract defines it (the events module builds it; this one only sends it). */
@@ -25,6 +27,7 @@ function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Deliv
     status: row.status,
     attempt_count: row.attempt_count,
     next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+    payload: row.payload,
     attempts: attempts.map((attempt) => ({
       attempt: attempt.attempt,
       started_at: attempt.started_at.toISOString(),
@@ -32,6 +35,7 @@ function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Deliv
       response_status: attempt.response_status,
       response_body: attempt.response_body,
       error: attempt.error,
+      request_headers: attempt.request_headers,
     })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -51,7 +55,7 @@ async function withAttempts(db: Db, rows: store.DeliveryRow[]): Promise<Delivery
   );
 }
 
-/** Sends `event` to these subscriptions: one delivery each, due at once; returns their ids. */
+/** Sends `event` to these subscriptions: one delivery each, due at once (at each one's pace); returns their ids. */
 export async function sendEvent(boss: PgBoss, db: Db, event: Event, webhookIds: string[]): Promise<string[]> {
   const deliveries = webhookIds.map((webhookId) => ({ id: newId("delivery"), webhookId }));
   await store.insertDeliveries(db, {
@@ -61,11 +65,7 @@ export async function sendEvent(boss: PgBoss, db: Db, event: Event, webhookIds: 
     payload: JSON.stringify(event),
     deliveries,
   });
-  await enqueueAttempts(
-    boss,
-    db,
-    deliveries.map((delivery) => ({ deliveryId: delivery.id, attempt: 1 })),
-  );
+  await enqueueFirstAttempts(boss, db, deliveries);
   return deliveries.map((delivery) => delivery.id);
 }
 
@@ -103,6 +103,52 @@ export async function redeliver(
     payload: original.payload,
     deliveries: [{ id: again, webhookId }],
   });
-  await enqueueAttempts(boss, db, [{ deliveryId: again, attempt: 1 }]);
+  await enqueueFirstAttempts(boss, db, [{ id: again, webhookId }]);
   return getDelivery(db, workspaceId, webhookId, again);
+}
+
+async function enqueueFirstAttempts(boss: PgBoss, db: Db, deliveries: readonly { id: string; webhookId: string }[]) {
+  const throttles = await throttlesOf(db, [...new Set(deliveries.map((delivery) => delivery.webhookId))]);
+  await enqueueAttempts(
+    boss,
+    db,
+    deliveries.map((delivery) => ({
+      deliveryId: delivery.id,
+      webhookId: delivery.webhookId,
+      attempt: 1,
+      throttle: throttles.get(delivery.webhookId) ?? NO_THROTTLE,
+    })),
+  );
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A subscription's health over the deliveries made since `since` (24 hours ago when omitted). */
+export async function stats(
+  db: Db,
+  workspaceId: string,
+  webhookId: string,
+  since: string | undefined,
+): Promise<components["schemas"]["WebhookStats"]> {
+  await getWebhookRow(db, workspaceId, webhookId);
+  const until = Date.now();
+  const from = since === undefined ? until - DAY_MS : Date.parse(since);
+  if (from > until) {
+    throw new AppError("VALIDATION_FAILED", {
+      detail: "`since` must not be in the future.",
+      errors: [{ path: "/since", message: "must not be in the future" }],
+    });
+  }
+  const row = await store.deliveryStats(db, webhookId, firstIdAt("delivery", from), firstIdAt("delivery", until + 1));
+  const settled = row.succeeded + row.failed;
+  return {
+    object: "webhook_stats",
+    webhook_id: webhookId,
+    since: new Date(from).toISOString(),
+    until: new Date(until).toISOString(),
+    deliveries: { succeeded: row.succeeded, failed: row.failed, pending: row.pending },
+    attempts: row.attempts,
+    success_rate: settled === 0 ? null : Math.round((row.succeeded / settled) * 10_000) / 10_000,
+    response_time_ms: { p50: row.p50, p99: row.p99 },
+  };
 }

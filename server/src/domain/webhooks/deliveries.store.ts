@@ -10,6 +10,7 @@ import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
 import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
+import type { ThrottleColumns } from "./throttle.ts";
 
 type Delivery = components["schemas"]["Delivery"];
 
@@ -21,6 +22,7 @@ export interface DeliveryRow {
   status: Delivery["status"];
   attempt_count: number;
   next_attempt_at: Date | null;
+  payload: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -33,6 +35,7 @@ export interface AttemptRow {
   response_status: number | null;
   response_body: string | null;
   error: string | null;
+  request_headers: Record<string, string> | null;
 }
 
 export interface SentEvent {
@@ -42,18 +45,19 @@ export interface SentEvent {
 }
 
 /** A delivery with what its attempt needs of the subscription. */
-export interface DeliveryTarget extends Target {
+export interface DeliveryTarget extends Target, ThrottleColumns {
   status: Delivery["status"];
   enabled: boolean;
 }
 
 const DELIVERY_COLUMNS =
-  "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at";
+  "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, payload, created_at, updated_at";
 
 /**
- * Writes the deliveries of numbered events, due at once, in the caller's transaction (the sequencer's pass): the id of
- * each is its event's time part, then 16 characters of the md5 of the event's and the subscription's ids (upper-case
- * hex, which are Crockford base32 characters), so a pass that is run again makes the same ones. Returns their ids.
+ * Writes the deliveries of numbered events, due at once, in the caller's transaction (the sequencer's pass, a recovery
+ * of missed events): the id of each is its event's time part, then 16 characters of the md5 of the event's and the
+ * subscription's ids (upper-case hex, which are Crockford base32 characters), so the delivery of one event to one
+ * subscription is made once. Returns those it made.
  */
 export async function insertEventDeliveries(
   db: Db,
@@ -64,15 +68,16 @@ export async function insertEventDeliveries(
     eventType: Delivery["event_type"];
     payload: string;
   }[],
-): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>({
+): Promise<{ id: string; webhook_id: string }[]> {
+  const { rows } = await db.query<{ id: string; webhook_id: string }>({
     name: "insert-event-deliveries",
     text: `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
            SELECT 'dlv_' || substr(d.event_id, 5, 10) || upper(substr(md5(d.event_id || d.webhook_id), 1, 16)),
                   d.workspace_id, d.webhook_id, d.event_id, d.event_type, d.payload, 'pending', now()
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
                   AS d(workspace_id, webhook_id, event_id, event_type, payload)
-           RETURNING id`,
+           ON CONFLICT (id) DO NOTHING
+           RETURNING id, webhook_id`,
     values: [
       deliveries.map((delivery) => delivery.workspaceId),
       deliveries.map((delivery) => delivery.webhookId),
@@ -81,7 +86,7 @@ export async function insertEventDeliveries(
       deliveries.map((delivery) => delivery.payload),
     ],
   });
-  return rows.map((row) => row.id);
+  return rows;
 }
 
 /** Writes deliveries of one body, due at once, in the caller's transaction. */
@@ -112,11 +117,14 @@ export async function insertDeliveries(
 }
 
 /** The pending deliveries, for the upgrade that moves them onto pg-boss 12 (legacy-queue.ts). */
-export async function pendingDeliveries(
-  db: Db,
-): Promise<{ id: string; attempt_count: number; next_attempt_at: Date | null }[]> {
+export async function pendingDeliveries(db: Db): Promise<
+  (ThrottleColumns & { id: string; webhook_id: string; attempt_count: number; next_attempt_at: Date | null })[]
+> {
   const { rows } = await db.query(
-    "SELECT id, attempt_count, next_attempt_at FROM deliveries WHERE status = 'pending' ORDER BY id",
+    `SELECT d.id, d.webhook_id, d.attempt_count, d.next_attempt_at, w.max_deliveries_per_second,
+            w.max_concurrent_deliveries
+       FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.status = 'pending' ORDER BY d.id`,
   );
   return rows;
 }
@@ -187,8 +195,9 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Attempt
 export async function findTargets(db: Db, deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
   const { rows } = await db.query<DeliveryTarget>({
     name: "find-delivery-targets",
-    text: `SELECT d.id, d.webhook_id, d.status, d.attempt_count, d.event_id, d.event_type, d.payload,
-                  w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at
+    text: `SELECT d.id, d.webhook_id, d.status, d.attempt_count, d.schedule_offset, d.event_id, d.event_type,
+                  d.payload, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at,
+                  w.max_deliveries_per_second, w.max_concurrent_deliveries
              FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
             WHERE d.id = ANY($1)`,
     values: [deliveryIds],
@@ -233,6 +242,7 @@ export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Prom
     response_status: attempt.status,
     response_body: attempt.body,
     error: attempt.error,
+    request_headers: attempt.requestHeaders,
     status: next.status,
     delay_seconds: next.status === "pending" ? next.delaySeconds : null,
     webhook_id: webhookId,
@@ -244,4 +254,32 @@ export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Prom
     values: [JSON.stringify(rows), DISABLE_AFTER_FAILING_MS / 1000],
   });
   return result[0]?.written ?? 0;
+}
+
+export interface StatsRow {
+  succeeded: number;
+  failed: number;
+  pending: number;
+  attempts: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+/** A subscription's deliveries made in a window of ids (ids begin with their creation time), by state, with attempts. */
+export async function deliveryStats(db: Db, webhookId: string, fromId: string, toId: string): Promise<StatsRow> {
+  const { rows } = await db.query<StatsRow>({
+    name: "webhook-delivery-stats",
+    text: `WITH d AS (SELECT id, status FROM deliveries WHERE webhook_id = $1 AND id >= $2 AND id < $3),
+                a AS (SELECT a.duration_ms, a.response_status FROM delivery_attempts a JOIN d ON d.id = a.delivery_id)
+           SELECT (SELECT count(*) FILTER (WHERE status = 'succeeded') FROM d)::int AS succeeded,
+                  (SELECT count(*) FILTER (WHERE status = 'failed') FROM d)::int AS failed,
+                  (SELECT count(*) FILTER (WHERE status = 'pending') FROM d)::int AS pending,
+                  (SELECT count(*) FROM a)::int AS attempts,
+                  (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms) FROM a
+                    WHERE response_status IS NOT NULL) AS p50,
+                  (SELECT percentile_disc(0.99) WITHIN GROUP (ORDER BY duration_ms) FROM a
+                    WHERE response_status IS NOT NULL) AS p99`,
+    values: [webhookId, fromId, toId],
+  });
+  return rows[0] as StatsRow;
 }

@@ -12,6 +12,7 @@ import type { JobInsert, PgBoss } from "pg-boss";
 import type { Db } from "../../db/db.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
 import { pendingDeliveries } from "./deliveries.store.ts";
+import { jobGroup, reserveSlots, type Throttle, throttleOf } from "./throttle.ts";
 
 export const DELIVERY_QUEUE = "webhook-delivery";
 /**
@@ -25,14 +26,20 @@ export const DEAD_DELIVERY_QUEUE = "webhook-delivery-dead";
 export interface DeliveryJob {
   delivery_id: string;
   attempt: number;
+  /** How many times this attempt was put back for its subscription's pace (throttle.ts); absent: never. */
+  deferral?: number;
 }
 
 /** An attempt to enqueue: due at once, after `delaySeconds`, or at `at`. */
 export interface AttemptToEnqueue {
   deliveryId: string;
+  webhookId: string;
   attempt: number;
+  /** The subscription's throttles as they are now: its job's group, and the pace of work due at once. */
+  throttle: Throttle;
   delaySeconds?: number;
   at?: Date;
+  deferral?: number;
 }
 
 /**
@@ -46,9 +53,13 @@ const HEARTBEAT_SECONDS = 10;
 /** Past an attempt's own timeout: the pace's wait before it (at most a second) and the recording after it. */
 const EXPIRY_MARGIN_SECONDS = 15;
 
-/** The job id of attempt `attempt` of delivery `deliveryId`: a UUID (version 8, RFC 9562 §5.8) of their hash. */
-export function deliveryJobId(deliveryId: string, attempt: number): string {
-  const bytes = createHash("sha256").update(`${deliveryId}/${attempt}`).digest().subarray(0, 16);
+/**
+ * The job id of attempt `attempt` of delivery `deliveryId` (put back `deferral` times for its pace): a UUID (version 8,
+ * RFC 9562 §5.8) of their hash.
+ */
+export function deliveryJobId(deliveryId: string, attempt: number, deferral = 0): string {
+  const name = deferral === 0 ? `${deliveryId}/${attempt}` : `${deliveryId}/${attempt}/${deferral}`;
+  const bytes = createHash("sha256").update(name).digest().subarray(0, 16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
   const hex = bytes.toString("hex");
@@ -76,14 +87,30 @@ export async function defineDeliveryQueue(boss: PgBoss, attemptTimeoutMs: number
   });
 }
 
-/** Enqueues attempts in the transaction running on `db` (nothing when the list is empty). */
+/**
+ * Enqueues attempts in the transaction running on `db` (nothing when the list is empty). An attempt due at once for a
+ * paced subscription is given its start slot (throttle.ts); every job carries its subscription as its pg-boss group.
+ */
 export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly AttemptToEnqueue[]): Promise<void> {
   if (attempts.length === 0) return;
-  const jobs: JobInsert<DeliveryJob>[] = attempts.map(({ deliveryId, attempt, delaySeconds, at }) => ({
-    id: deliveryJobId(deliveryId, attempt),
-    data: { delivery_id: deliveryId, attempt },
-    ...(at ? { startAfter: at } : delaySeconds ? { startAfter: delaySeconds } : {}),
-  }));
+  const paced = attempts.filter((item) => item.throttle.perSecond !== null && !item.at && !item.delaySeconds);
+  const slots = await reserveSlots(
+    db,
+    paced.map((item) => ({ webhookId: item.webhookId, perSecond: item.throttle.perSecond as number })),
+  );
+  const slotOf = new Map(paced.map((item, i) => [item, slots[i]]));
+  const now = Date.now();
+  const jobs: JobInsert<DeliveryJob>[] = attempts.map((item) => {
+    const { deliveryId, attempt, delaySeconds, deferral = 0 } = item;
+    const slot = slotOf.get(item);
+    const at = item.at ?? (slot && slot.getTime() > now ? slot : undefined);
+    return {
+      id: deliveryJobId(deliveryId, attempt, deferral),
+      data: deferral === 0 ? { delivery_id: deliveryId, attempt } : { delivery_id: deliveryId, attempt, deferral },
+      group: jobGroup(item.webhookId, item.throttle),
+      ...(at ? { startAfter: at } : delaySeconds ? { startAfter: delaySeconds } : {}),
+    };
+  });
   await boss.insert(DELIVERY_QUEUE, jobs, { db: onClient(db) });
 }
 
@@ -102,8 +129,10 @@ export async function enqueuePendingDeliveries(boss: PgBoss, client: Db): Promis
       client,
       pending.slice(start, start + ENQUEUE_CHUNK).map((delivery) => ({
         deliveryId: delivery.id,
+        webhookId: delivery.webhook_id,
         attempt: delivery.attempt_count + 1,
-        at: delivery.next_attempt_at ?? undefined,
+        throttle: throttleOf(delivery),
+        at: delivery.next_attempt_at ?? new Date(),
       })),
     );
   }

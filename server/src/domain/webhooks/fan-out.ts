@@ -7,10 +7,13 @@
  * webhooks.
  */
 import type { PgBoss } from "pg-boss";
+import type { Db } from "../../db/db.ts";
 import { toEvent } from "../events/events.service.ts";
+import type { SequencedRow } from "../events/events.store.ts";
 import type { OnSequenced } from "../events/sequencer.ts";
 import { insertEventDeliveries } from "./deliveries.store.ts";
 import { enqueueAttempts } from "./delivery-jobs.ts";
+import { NO_THROTTLE, throttlesOf } from "./throttle.ts";
 
 /**
  * @example
@@ -18,23 +21,42 @@ import { enqueueAttempts } from "./delivery-jobs.ts";
  */
 export function deliveryFanOut(boss: PgBoss): OnSequenced {
   return async (db, events) => {
-    const deliveries = events.flatMap((event) => {
-      if (event.webhook_ids.length === 0) return [];
-      const payload = JSON.stringify(toEvent(event));
-      return event.webhook_ids.map((webhookId) => ({
-        workspaceId: event.workspace_id,
-        webhookId,
-        eventId: event.id,
-        eventType: event.type,
-        payload,
-      }));
-    });
-    if (deliveries.length === 0) return;
-    const ids = await insertEventDeliveries(db, deliveries);
-    await enqueueAttempts(
-      boss,
-      db,
-      ids.map((deliveryId) => ({ deliveryId, attempt: 1 })),
-    );
+    await deliverEvents(boss, db, events);
   };
+}
+
+/**
+ * Makes the deliveries of numbered events to the subscriptions each names (those not made already), with the jobs of
+ * their first attempts, in the caller's transaction. The sequencer's pass calls it; so does a recovery of missed events.
+ */
+export async function deliverEvents(
+  boss: PgBoss,
+  db: Db,
+  events: readonly SequencedRow[],
+): Promise<number> {
+  const deliveries = events.flatMap((event) => {
+    if (event.webhook_ids.length === 0) return [];
+    const payload = JSON.stringify(toEvent(event));
+    return event.webhook_ids.map((webhookId) => ({
+      workspaceId: event.workspace_id,
+      webhookId,
+      eventId: event.id,
+      eventType: event.type,
+      payload,
+    }));
+  });
+  if (deliveries.length === 0) return 0;
+  const made = await insertEventDeliveries(db, deliveries);
+  const throttles = await throttlesOf(db, [...new Set(made.map((delivery) => delivery.webhook_id))]);
+  await enqueueAttempts(
+    boss,
+    db,
+    made.map((delivery) => ({
+      deliveryId: delivery.id,
+      webhookId: delivery.webhook_id,
+      attempt: 1,
+      throttle: throttles.get(delivery.webhook_id) ?? NO_THROTTLE,
+    })),
+  );
+  return made.length;
 }

@@ -9,6 +9,7 @@ import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
 import { type EventType, testEvent } from "../events/events.service.ts";
 import * as deliveries from "./deliveries.service.ts";
+import { startRecovery } from "./recover.ts";
 import { sampleObject } from "./samples.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
 import * as webhooks from "./webhooks.service.ts";
@@ -66,6 +67,14 @@ export function webhookHandlers(
       status: 202,
       body: await deliveries.redeliver(queue, db, principal.workspaceId, params.webhook_id, params.delivery_id),
     })),
+    Webhooks_recover: write(deps, async ({ principal, params, body }, db) => {
+      const recovery = await startRecovery(queue, db, principal.workspaceId, params.webhook_id, body);
+      return { status: recovery.dry_run ? 200 : 202, body: recovery };
+    }),
+    Webhooks_stats: async ({ principal, params, query }) => ({
+      status: 200,
+      body: await deliveries.stats(pool, principal.workspaceId, params.webhook_id, query.since),
+    }),
   } satisfies OperationHandlers;
   return {
     ...handlers,
@@ -79,5 +88,7 @@ export function webhookHandlers(
     WorkspaceWebhooks_listDeliveries: handlers.Webhooks_listDeliveries,
     WorkspaceWebhooks_getDelivery: handlers.Webhooks_getDelivery,
     WorkspaceWebhooks_redeliver: handlers.Webhooks_redeliver,
+    WorkspaceWebhooks_recover: handlers.Webhooks_recover,
+    WorkspaceWebhooks_stats: handlers.Webhooks_stats,
   };
 }

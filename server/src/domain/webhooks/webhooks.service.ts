@@ -7,6 +7,7 @@ import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
+import { closeIncidents } from "./incidents.ts";
 import { newWebhookSecret } from "./signature.ts";
 import { checkWebhookUrl, type UrlCheckOptions } from "./ssrf.ts";
 import * as store from "./webhooks.store.ts";
@@ -30,6 +31,9 @@ function toWebhook(row: store.WebhookRow): Webhook {
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+    max_deliveries_per_second: row.max_deliveries_per_second,
+    max_concurrent_deliveries: row.max_concurrent_deliveries,
     secret_rotated_at: row.secret_rotated_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -79,6 +83,8 @@ export async function createWebhook(
     enabled,
     disabled_reason: enabled ? null : "manual",
     secret: newWebhookSecret(),
+    max_deliveries_per_second: input.max_deliveries_per_second ?? null,
+    max_concurrent_deliveries: input.max_concurrent_deliveries ?? null,
   });
   return { ...toWebhook(row), secret: row.secret };
 }
@@ -90,15 +96,21 @@ export async function updateWebhook(
   patch: WebhookUpdate,
   urls: UrlCheckOptions,
 ): Promise<Webhook> {
-  await lockWebhook(db, workspaceId, id);
+  const before = await lockWebhook(db, workspaceId, id);
   if (patch.url !== undefined) await checkWebhookUrl(patch.url, urls);
   const changes: store.WebhookChanges = { ...patch };
-  // Enabling again starts afresh (the failing streak too); disabling by hand says so.
-  if (patch.enabled === true) {
+  // Enabling again starts afresh (the failing streak and the incidents that told the owner too); disabling by hand
+  // says so, and since when.
+  if (patch.enabled === true && !before.enabled) {
     changes.disabled_reason = null;
+    changes.disabled_at = null;
     changes.failing_since = null;
+    await closeIncidents(db, id);
   }
-  if (patch.enabled === false) changes.disabled_reason = "manual";
+  if (patch.enabled === false && before.enabled) {
+    changes.disabled_reason = "manual";
+    changes.disabled_at = new Date();
+  }
   const row = await store.updateWebhook(db, workspaceId, id, changes);
   if (!row) throw notFound(id);
   return toWebhook(row);

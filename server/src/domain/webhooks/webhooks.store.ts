@@ -16,6 +16,9 @@ export interface WebhookRow {
   description: string | null;
   enabled: boolean;
   disabled_reason: Webhook["disabled_reason"];
+  disabled_at: Date | null;
+  max_deliveries_per_second: number | null;
+  max_concurrent_deliveries: number | null;
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
@@ -26,10 +29,18 @@ export interface WebhookRow {
 }
 
 /** The columns a PATCH may change (with the health that re-enabling resets). */
-export type WebhookChanges = Partial<
-  Pick<WebhookRow, "url" | "events" | "description" | "enabled" | "disabled_reason" | "failing_since">
->;
-const UPDATABLE = ["url", "events", "description", "enabled", "disabled_reason", "failing_since"] as const;
+export type WebhookChanges = Partial<Pick<WebhookRow, (typeof UPDATABLE)[number]>>;
+const UPDATABLE = [
+  "url",
+  "events",
+  "description",
+  "enabled",
+  "disabled_reason",
+  "disabled_at",
+  "failing_since",
+  "max_deliveries_per_second",
+  "max_concurrent_deliveries",
+] as const;
 
 export async function findWebhook(
   db: Db,
@@ -65,12 +76,22 @@ export async function insertWebhook(
   db: Db,
   webhook: Pick<
     WebhookRow,
-    "id" | "workspace_id" | "url" | "events" | "description" | "enabled" | "disabled_reason" | "secret"
+    | "id"
+    | "workspace_id"
+    | "url"
+    | "events"
+    | "description"
+    | "enabled"
+    | "disabled_reason"
+    | "secret"
+    | "max_deliveries_per_second"
+    | "max_concurrent_deliveries"
   >,
 ): Promise<WebhookRow> {
   const { rows } = await db.query<WebhookRow>(
-    `INSERT INTO webhooks (id, workspace_id, url, events, description, enabled, disabled_reason, secret)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    `INSERT INTO webhooks (id, workspace_id, url, events, description, enabled, disabled_reason, disabled_at, secret,
+                           max_deliveries_per_second, max_concurrent_deliveries)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $6 THEN NULL ELSE now() END, $8, $9, $10) RETURNING *`,
     [
       webhook.id,
       webhook.workspace_id,
@@ -80,6 +101,8 @@ export async function insertWebhook(
       webhook.enabled,
       webhook.disabled_reason,
       webhook.secret,
+      webhook.max_deliveries_per_second,
+      webhook.max_concurrent_deliveries,
     ],
   );
   // INSERT … RETURNING without a conflict clause returns its one row or throws.

@@ -20,6 +20,9 @@
  *   - The pace (WEBHOOK_MAX_DELIVERIES_PER_SECOND, lib/pacer.ts): a backlog drains at a set rate rather than as fast
  *     as the CPU allows, so that it does not take the machine from the API. pg-boss has concurrency limits, not rates.
  *   - A job's attempt number fences a duplicate: a job whose attempt is already in the log is completed unattempted.
+ *   - Each subscription's throttles (throttle.ts says which part is pg-boss's group concurrency and which is ours): an
+ *     attempt its pace does not admit yet is put back for its slot, in the same transaction that completes its job.
+ *   - The owner hears of a subscription in trouble once per incident (incidents.ts), opened in the outcome's transaction.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
@@ -32,8 +35,16 @@ import { onClient } from "../../jobs/queue.ts";
 import { createPacer } from "../../lib/pacer.ts";
 import { createDeliveryHttp, deliver, type Outcome } from "./deliver.ts";
 import { abandon, type DeliveryTarget, findTargets, giveUp, recordOutcomes } from "./deliveries.store.ts";
-import { DEAD_DELIVERY_QUEUE, DELIVERY_QUEUE, type DeliveryJob, enqueueAttempts } from "./delivery-jobs.ts";
+import {
+  type AttemptToEnqueue,
+  DEAD_DELIVERY_QUEUE,
+  DELIVERY_QUEUE,
+  type DeliveryJob,
+  enqueueAttempts,
+} from "./delivery-jobs.ts";
+import { noteIncidents } from "./incidents.ts";
 import type { UrlCheckOptions } from "./ssrf.ts";
+import { admitStarts, groupConcurrency, sameConcurrency, type Throttle, throttleOf } from "./throttle.ts";
 
 /** Attempts in flight at most, side by side (the HTTP agent keeps up to 50 sockets a host). */
 const MAX_IN_FLIGHT = 50;
@@ -74,9 +85,24 @@ class ClaimLost extends Error {
   }
 }
 
-interface Settled {
-  job: Job<DeliveryJob>;
-  outcome: Outcome;
+/** A job done with: its attempt made (`outcome`), or put back for its subscription's pace (`retryAt`). */
+type Settled = { job: Job<DeliveryJob>; webhookId: string; throttle: Throttle } & (
+  | { outcome: Outcome }
+  | { retryAt: Date }
+);
+
+/** The attempt that follows an outcome, or the same attempt put back: nothing when the delivery is settled. */
+function following(item: Settled): AttemptToEnqueue[] {
+  const { job, webhookId, throttle } = item;
+  const base = { deliveryId: job.data.delivery_id, webhookId, throttle };
+  if ("retryAt" in item) {
+    return [{ ...base, attempt: job.data.attempt, at: item.retryAt, deferral: (job.data.deferral ?? 0) + 1 }];
+  }
+  const { outcome } = item;
+  if (outcome.next.status !== "pending") return [];
+  return [
+    { ...base, attempt: outcome.attempt.number + 1, delaySeconds: outcome.next.delaySeconds },
+  ];
 }
 
 export async function startDeliveryWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
@@ -99,25 +125,10 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
         { db: onClient(client) },
       )) as { affected?: number };
       if (completed.affected !== items.length) throw new ClaimLost();
-      await recordOutcomes(
-        client,
-        items.map((item) => item.outcome),
-      );
-      await enqueueAttempts(
-        queue,
-        client,
-        items.flatMap(({ outcome }) =>
-          outcome.next.status === "pending"
-            ? [
-                {
-                  deliveryId: outcome.deliveryId,
-                  attempt: outcome.attempt.number + 1,
-                  delaySeconds: outcome.next.delaySeconds,
-                },
-              ]
-            : [],
-        ),
-      );
+      const outcomes = items.flatMap((item) => ("outcome" in item ? [item.outcome] : []));
+      await recordOutcomes(client, outcomes);
+      await noteIncidents(queue, client, outcomes);
+      await enqueueAttempts(queue, client, items.flatMap(following));
     });
   const record = groupCommit(writeOutcomes, { maxItems: MAX_IN_FLIGHT, isTransient: isDatabaseUnavailable });
 
@@ -127,19 +138,42 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     setTimeout(() => workerId && queue.notifyWorker(workerId), ms).unref();
   };
 
-  const attempt = async (job: Job<DeliveryJob>, target: DeliveryTarget | undefined): Promise<void> => {
-    // Gone (its subscription was deleted), settled, or not the attempt that follows the log's last (a duplicate job
-    // after a crash): nothing to send. pg-boss completes the job when the handler returns.
-    if (target?.status !== "pending" || target.attempt_count !== job.data.attempt - 1) return;
-    if (!target.enabled) return abandon(pool, target.id);
+  const attempt = async (job: Job<DeliveryJob>, target: DeliveryTarget, retryAt: Date | null): Promise<void> => {
+    const throttle = throttleOf(target);
+    if (retryAt) {
+      await record({ job, webhookId: target.webhook_id, throttle, retryAt });
+      wakeAt((retryAt.getTime() - Date.now()) / 1000);
+      return;
+    }
     const delay = pacer.delayMs();
     pacer.spend(1);
     if (delay > 0) await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
     // Stopping while it waited for the pace: not sent now, all at once; pg-boss gives the job to the next worker.
     if (stopping.signal.aborted) throw new Error("the worker stopped before this attempt's turn");
     const outcome = await deliver(target, http, schedule);
-    await record({ job, outcome });
+    await record({ job, webhookId: target.webhook_id, throttle, outcome });
     if (outcome.next.status === "pending") wakeAt(outcome.next.delaySeconds);
+  };
+
+  /**
+   * When each attempt may start: null now, else the time its job is put back for. A job made under a concurrency the
+   * subscription no longer has goes back at once, under the one it has now; a paced subscription's attempt waits for
+   * its window (throttle.ts).
+   */
+  const admit = async (items: { job: Job<DeliveryJob>; target: DeliveryTarget }[]): Promise<(Date | null)[]> => {
+    const answers: (Date | null)[] = items.map(({ job, target }) =>
+      sameConcurrency(job.groupTier, throttleOf(target)) ? null : new Date(),
+    );
+    const paced = items.flatMap(({ target }, i) =>
+      answers[i] === null && target.max_deliveries_per_second !== null
+        ? [{ i, webhookId: target.webhook_id, perSecond: target.max_deliveries_per_second }]
+        : [],
+    );
+    const admitted = await admitStarts(pool, paced);
+    paced.forEach(({ i }, k) => {
+      answers[i] = admitted[k] ?? null;
+    });
+    return answers;
   };
 
   const handle = async (jobs: Job<DeliveryJob>[]): Promise<void> => {
@@ -147,7 +181,17 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       pool,
       jobs.map((job) => job.data.delivery_id),
     );
-    const results = await Promise.allSettled(jobs.map((job) => attempt(job, targets.get(job.data.delivery_id))));
+    // Gone (its subscription was deleted), settled, or not the attempt that follows the log's last (a duplicate job
+    // after a crash): nothing to send. pg-boss completes the job when the handler returns.
+    const due = jobs.flatMap((job) => {
+      const target = targets.get(job.data.delivery_id);
+      return target?.status === "pending" && target.attempt_count === job.data.attempt - 1 ? [{ job, target }] : [];
+    });
+    const abandoned = due.filter(({ target }) => !target.enabled);
+    await Promise.all(abandoned.map(({ target }) => abandon(pool, target.id)));
+    const live = due.filter(({ target }) => target.enabled);
+    const retryAts = await admit(live);
+    const results = await Promise.allSettled(live.map(({ job, target }, i) => attempt(job, target, retryAts[i] ?? null)));
     const failed = results.find((result) => result.status === "rejected");
     if (failed) {
       // Not recorded: pg-boss fails the batch's unrecorded jobs (those recorded are completed already) and tries them
@@ -164,6 +208,8 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     DELIVERY_QUEUE,
     {
       ...concurrency(options.maxPerSecond),
+      // Each subscription's concurrency, counted across every worker process (throttle.ts).
+      ...groupConcurrency(),
       // While batches come back full, fetch again at once: a backlog drains without waiting for the poll.
       burstWhenBatchFull: true,
       pollingIntervalSeconds: pollSeconds,
