@@ -16,7 +16,9 @@ ALTER TABLE delivery_attempts ADD COLUMN request_headers jsonb;
 
 -- The pace of a subscription with `max_deliveries_per_second` (r): the start times of its last r attempts, and the last
 -- start slot handed out to work that was due at once. Attempts start only while fewer than r started in the last
--- second; work enqueued together is spread over slots 1.1/r seconds apart so that it does not all come due at once.
+-- 1.05 seconds (the 50 ms are for the network: a receiver must not see r + 1 arrive within one second because two
+-- requests took different times on the way); work enqueued together is spread over slots 1.1/r seconds apart so that
+-- it does not all come due at once.
 CREATE TABLE webhook_pacing (
   webhook_id     text PRIMARY KEY REFERENCES webhooks (id) ON DELETE CASCADE,
   recent_starts  timestamptz[] NOT NULL DEFAULT '{}',
@@ -66,7 +68,7 @@ BEGIN
   FOR i IN 1 .. coalesce(array_length(p_webhook_ids, 1), 0) LOOP
     SELECT coalesce(array_agg(s ORDER BY s), '{}') INTO starts
       FROM webhook_pacing, unnest(recent_starts) AS s
-     WHERE webhook_id = p_webhook_ids[i] AND s > now_ts - interval '1 second';
+     WHERE webhook_id = p_webhook_ids[i] AND s > now_ts - interval '1050 milliseconds';
     IF coalesce(array_length(starts, 1), 0) < p_rates[i] THEN
       UPDATE webhook_pacing SET recent_starts = starts || now_ts WHERE webhook_id = p_webhook_ids[i];
       answers := answers || NULL::timestamptz;
@@ -74,7 +76,7 @@ BEGIN
       UPDATE webhook_pacing
          SET recent_starts = starts,
              reserved_until = greatest(reserved_until + make_interval(secs => 1.1 / p_rates[i]),
-                                       starts[array_length(starts, 1) - p_rates[i] + 1] + interval '1 second')
+                                       starts[array_length(starts, 1) - p_rates[i] + 1] + interval '1050 milliseconds')
        WHERE webhook_id = p_webhook_ids[i]
       RETURNING reserved_until INTO slot;
       answers := answers || slot;

@@ -134,7 +134,12 @@ function openMaps(node: unknown): void {
   }
   if (!isObject(node)) return;
   const unevaluated = node.unevaluatedProperties;
-  if (isObject(unevaluated) && unevaluated.not === undefined && node.properties === undefined && node.allOf === undefined) {
+  if (
+    isObject(unevaluated) &&
+    unevaluated.not === undefined &&
+    node.properties === undefined &&
+    node.allOf === undefined
+  ) {
     delete node.unevaluatedProperties;
     node.additionalProperties = unevaluated;
   }

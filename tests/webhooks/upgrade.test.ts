@@ -62,10 +62,13 @@ beforeAll(async () => {
   const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Old", ownerEmail: "old@example.com" });
   // The subscription as the previous version wrote it (its columns, not this version's).
   const webhookId = newId("webhook");
-  await pool.query(
-    "INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)",
-    [webhookId, workspaceId, `${receiver.url}/old`, ["lead.captured"], newWebhookSecret()],
-  );
+  await pool.query("INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)", [
+    webhookId,
+    workspaceId,
+    `${receiver.url}/old`,
+    ["lead.captured"],
+    newWebhookSecret(),
+  ]);
   due.push(await insertDelivery(webhookId, workspaceId, "'pending', 0, now(), NULL"));
   due.push(await insertDelivery(webhookId, workspaceId, "'pending', 1, now() - interval '1 minute', NULL"));
   due.push(await insertDelivery(webhookId, workspaceId, "'pending', 0, now(), now() + interval '10 seconds'"));

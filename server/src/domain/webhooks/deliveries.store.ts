@@ -117,7 +117,9 @@ export async function insertDeliveries(
 }
 
 /** The pending deliveries, for the upgrade that moves them onto pg-boss 12 (legacy-queue.ts). */
-export async function pendingDeliveries(db: Db): Promise<
+export async function pendingDeliveries(
+  db: Db,
+): Promise<
   (ThrottleColumns & { id: string; webhook_id: string; attempt_count: number; next_attempt_at: Date | null })[]
 > {
   const { rows } = await db.query(

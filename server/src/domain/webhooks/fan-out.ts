@@ -29,11 +29,7 @@ export function deliveryFanOut(boss: PgBoss): OnSequenced {
  * Makes the deliveries of numbered events to the subscriptions each names (those not made already), with the jobs of
  * their first attempts, in the caller's transaction. The sequencer's pass calls it; so does a recovery of missed events.
  */
-export async function deliverEvents(
-  boss: PgBoss,
-  db: Db,
-  events: readonly SequencedRow[],
-): Promise<number> {
+export async function deliverEvents(boss: PgBoss, db: Db, events: readonly SequencedRow[]): Promise<number> {
   const deliveries = events.flatMap((event) => {
     if (event.webhook_ids.length === 0) return [];
     const payload = JSON.stringify(toEvent(event));

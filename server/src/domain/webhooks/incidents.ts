@@ -24,7 +24,9 @@ interface AlertJob {
 
 /** Opens and closes incidents for outcomes just recorded in the transaction on `db`, and enqueues the alerts. */
 export async function noteIncidents(boss: PgBoss, db: Db, outcomes: readonly Outcome[]): Promise<void> {
-  const exhausted = outcomes.filter((o) => o.next.status === "failed" && o.health === "failing").map((o) => o.webhookId);
+  const exhausted = outcomes
+    .filter((o) => o.next.status === "failed" && o.health === "failing")
+    .map((o) => o.webhookId);
   const troubled = outcomes.filter((o) => o.health !== "healthy").map((o) => o.webhookId);
   const healthy = outcomes.filter((o) => o.health === "healthy").map((o) => o.webhookId);
   if (healthy.length > 0) {

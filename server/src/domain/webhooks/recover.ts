@@ -9,10 +9,11 @@
  * Every attempt is enqueued with the subscription's throttles, so the whole recovery reaches the receiver at its pace.
  * The events are read from the change stream (`events`), not from a copy.
  */
+
+import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
@@ -53,7 +54,13 @@ const MISSED_EVENTS = `FROM events e JOIN webhooks w ON w.id = $2
 
 function missedValues(job: RecoverJob) {
   const { since, until } = job;
-  return [job.workspace_id, job.webhook_id, firstIdAt("event", Date.parse(since)), firstIdAt("event", Date.parse(until)), job.through_sequence];
+  return [
+    job.workspace_id,
+    job.webhook_id,
+    firstIdAt("event", Date.parse(since)),
+    firstIdAt("event", Date.parse(until)),
+    job.through_sequence,
+  ];
 }
 
 function failedBounds(job: RecoverJob) {

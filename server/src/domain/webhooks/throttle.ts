@@ -10,7 +10,7 @@
  *     subscription has a limit (DEFAULT_CONCURRENCY when it sets none), so that one slow receiver cannot take every
  *     worker.
  *   - The rate is ours: pg-boss has concurrency limits, not rates. An attempt starts only while fewer than `r` attempts
- *     of its subscription started in the last second (`admit_delivery_starts()`, migration 0011, a sliding window
+ *     of its subscription started in the last 1.05 s (`admit_delivery_starts()`, migration 0011, a sliding window
  *     kept in `webhook_pacing`); one that may not start yet is not waited for in its handler, which would hold a worker
  *     from the other subscriptions: its job is completed and the same attempt is enqueued again for the time the
  *     window frees (worker.ts). And work that is due at once for a paced subscription (a recovery's thousands, a
@@ -81,7 +81,10 @@ export async function throttlesOf(db: Db, webhookIds: readonly string[]): Promis
  * Start slots for work due at once, one per item in order (items of one subscription get consecutive slots), in the
  * caller's transaction. Only for paced subscriptions (`perSecond` set).
  */
-export async function reserveSlots(db: Db, items: readonly { webhookId: string; perSecond: number }[]): Promise<Date[]> {
+export async function reserveSlots(
+  db: Db,
+  items: readonly { webhookId: string; perSecond: number }[],
+): Promise<Date[]> {
   if (items.length === 0) return [];
   const { rows } = await db.query<{ slots: Date[] }>({
     name: "reserve-delivery-slots",

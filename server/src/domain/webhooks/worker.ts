@@ -100,9 +100,7 @@ function following(item: Settled): AttemptToEnqueue[] {
   }
   const { outcome } = item;
   if (outcome.next.status !== "pending") return [];
-  return [
-    { ...base, attempt: outcome.attempt.number + 1, delaySeconds: outcome.next.delaySeconds },
-  ];
+  return [{ ...base, attempt: outcome.attempt.number + 1, delaySeconds: outcome.next.delaySeconds }];
 }
 
 export async function startDeliveryWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
@@ -191,7 +189,9 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     await Promise.all(abandoned.map(({ target }) => abandon(pool, target.id)));
     const live = due.filter(({ target }) => target.enabled);
     const retryAts = await admit(live);
-    const results = await Promise.allSettled(live.map(({ job, target }, i) => attempt(job, target, retryAts[i] ?? null)));
+    const results = await Promise.allSettled(
+      live.map(({ job, target }, i) => attempt(job, target, retryAts[i] ?? null)),
+    );
     const failed = results.find((result) => result.status === "rejected");
     if (failed) {
       // Not recorded: pg-boss fails the batch's unrecorded jobs (those recorded are completed already) and tries them
