@@ -141,3 +141,52 @@ BEGIN
   RETURN written;
 END
 $$;
+
+-- W3C Trace Context: the request that caused an event keeps its trace with the event, and the event's deliveries keep
+-- it too, so that every attempt sends a `traceparent` of the caller's trace (lib/trace-context.ts).
+ALTER TABLE event_outbox ADD COLUMN traceparent text, ADD COLUMN tracestate text;
+ALTER TABLE events ADD COLUMN traceparent text, ADD COLUMN tracestate text;
+ALTER TABLE deliveries ADD COLUMN traceparent text, ADD COLUMN tracestate text;
+
+-- As 0010's, carrying each event's trace from the outbox into `events` and to the caller (its result gains two
+-- columns, so the function is made again).
+DROP FUNCTION sequence_events(integer);
+CREATE FUNCTION sequence_events(p_rows integer)
+RETURNS TABLE (
+  id text, workspace_id text, type text, data jsonb, created_at timestamptz, sequence bigint, traceparent text,
+  tracestate text, webhook_ids text[]
+) LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+BEGIN
+  PERFORM pg_advisory_xact_lock(726354002);
+  RETURN QUERY
+  WITH picked AS (
+    SELECT DISTINCT w.txid FROM (SELECT o.txid FROM event_outbox o ORDER BY o.serial LIMIT p_rows) w
+  ), taken AS (
+    DELETE FROM event_outbox o USING picked p WHERE o.txid = p.txid
+    RETURNING o.serial, o.txid, o.id, o.workspace_id, o.type, o.data, o.created_at, o.traceparent, o.tracestate
+  ), numbered AS (
+    SELECT x.*, row_number() OVER (PARTITION BY x.workspace_id ORDER BY x.txn_last, x.serial) AS n,
+           count(*) OVER (PARTITION BY x.workspace_id) AS c
+      FROM (SELECT t.*, max(t.serial) OVER (PARTITION BY t.txid) AS txn_last FROM taken t) x
+  ), counters AS (
+    INSERT INTO event_sequences AS s (workspace_id, last_sequence)
+    SELECT DISTINCT nb.workspace_id, nb.c FROM numbered nb
+    ON CONFLICT ON CONSTRAINT event_sequences_pkey DO UPDATE SET last_sequence = s.last_sequence + EXCLUDED.last_sequence
+    RETURNING s.workspace_id, s.last_sequence
+  ), written AS (
+    INSERT INTO events (id, workspace_id, type, data, created_at, sequence, traceparent, tracestate)
+    SELECT nb.id, nb.workspace_id, nb.type, nb.data, nb.created_at, k.last_sequence - nb.c + nb.n, nb.traceparent,
+           nb.tracestate
+      FROM numbered nb JOIN counters k ON k.workspace_id = nb.workspace_id
+    RETURNING events.id, events.workspace_id, events.type, events.data, events.created_at, events.sequence,
+              events.traceparent, events.tracestate
+  )
+  SELECT w.id, w.workspace_id, w.type, w.data, w.created_at, w.sequence, w.traceparent, w.tracestate,
+         ARRAY(SELECT h.id FROM webhooks h
+                WHERE h.workspace_id = w.workspace_id AND h.enabled AND w.type = ANY (h.events)
+                ORDER BY h.id)
+    FROM written w
+   ORDER BY w.workspace_id, w.sequence;
+END
+$$;

@@ -21,7 +21,7 @@ export async function makeCertificates(): Promise<Certificates> {
   return { caFile, key, cert };
 }
 
-interface Received {
+export interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;

@@ -20,6 +20,8 @@ import { newId } from "../../server/src/lib/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startTestQueue } from "../helpers/queue.ts";
 
+const NO_TRACE = { traceparent: null, tracestate: null };
+
 let database: TestDatabase;
 let pool: pg.Pool;
 let workspaceId: string;
@@ -37,7 +39,7 @@ const event = () =>
   });
 
 async function newDelivery(): Promise<string> {
-  const [id] = await sendEvent(boss, pool, event(), [webhookId]);
+  const [id] = await sendEvent(boss, pool, event(), [webhookId], NO_TRACE);
   if (!id) throw new Error("no delivery made");
   return id;
 }
@@ -46,7 +48,7 @@ function outcome(deliveryId: string, next: Outcome["next"], health: Outcome["hea
   return {
     deliveryId,
     webhookId,
-    attempt: { number: 1, startedAt: new Date(), durationMs: 12, status: 500, body: "", error: null },
+    attempt: { number: 1, startedAt: new Date(), durationMs: 12, status: 500, body: "", error: null, requestHeaders: {} },
     next,
     health,
   };
@@ -93,7 +95,7 @@ describe("the deliveries log and the jobs of its attempts", () => {
     expect(Math.abs((job?.startAfter.getTime() ?? 0) - Date.now())).toBeLessThan(5_000);
     await expect(
       withTransaction(pool, async (client) => {
-        await sendEvent(boss, client, event(), [webhookId]);
+        await sendEvent(boss, client, event(), [webhookId], NO_TRACE);
         throw new Error("the change failed");
       }),
     ).rejects.toThrow("the change failed");

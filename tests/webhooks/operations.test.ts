@@ -250,6 +250,53 @@ describe("webhook operations", () => {
   });
 });
 
+describe("trace context, end to end", () => {
+  const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const SPAN = "00f067aa0ba902b7";
+
+  it("gives every attempt of the caused delivery the caller's trace id and a span id of its own", async () => {
+    const client = await newClient();
+    const path = "/traced";
+    const state = { status: 500, delayMs: 0, inFlight: 0, most: 0 };
+    answering(path, state);
+    ok(await client.POST("/v1/webhooks", { body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"] } }));
+    const created = await client.POST("/v1/leads", {
+      body: { name: "traced" },
+      headers: { traceparent: `00-${TRACE}-${SPAN}-01`, tracestate: "congo=t61rcWkgMzE" },
+    });
+    expect(created.response.status).toBe(201);
+    const attempts = await service.receiver.waitFor(3, path, WAIT_MS);
+    const spans = attempts.map((item) => {
+      const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(item.headers.traceparent ?? "");
+      expect(match?.[1]).toBe(TRACE);
+      expect(item.headers.tracestate).toBe("congo=t61rcWkgMzE");
+      return match?.[2];
+    });
+    expect(new Set(spans).size).toBe(3);
+    for (const span of spans) expect(span).not.toMatch(/^0+$|^00f067aa0ba902b7$/);
+  });
+
+  it.each([
+    ["malformed", "00-xyz"],
+    ["all-zero", `00-${"0".repeat(32)}-${SPAN}-01`],
+    ["oversized", `01-${TRACE}-${SPAN}-01-${"a".repeat(4000)}`],
+  ])("ignores a %s traceparent (a new trace), never answering an error", async (_name, traceparent) => {
+    const client = await newClient();
+    const path = `/untraced-${_name}`;
+    ok(await client.POST("/v1/webhooks", { body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"] } }));
+    const created = await client.POST("/v1/leads", { body: { name: "untraced" }, headers: { traceparent } });
+    expect(created.response.status).toBe(201);
+    const listed = await client.GET("/v1/leads", { headers: { traceparent } });
+    expect(listed.response.status).toBe(200);
+    const session = await fetch(`${service.server.url}/api/auth/session`, { headers: { traceparent } });
+    expect(session.status).toBe(401);
+    const [attempt] = await service.receiver.waitFor(1, path, WAIT_MS);
+    const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(attempt?.headers.traceparent ?? "");
+    expect(match?.[1]).not.toBe(TRACE);
+    expect(match?.[1]).not.toMatch(/^0+$/);
+  });
+});
+
 describe("the owner hears of trouble once per incident", () => {
   const outbox = async (kind: string, url: string) =>
     (

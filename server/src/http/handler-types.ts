@@ -3,6 +3,7 @@
  * contract check has checked them against the same document before the handler runs), and what it returns must be one
  * of the operation's success answers. Handlers therefore need no casts; `operations.ts` calls them in one place.
  */
+import type { TraceContext } from "../lib/trace-context.ts";
 import type { operations } from "@service/spec/schema";
 import type { Session } from "../domain/auth/verify-session.ts";
 import type { Principal } from "../domain/principal.ts";
@@ -60,6 +61,8 @@ export interface ApiRequest {
   header(name: string): string | undefined;
   /** Aborts when the connection closes before the answer is sent: a waiting handler stops waiting. */
   readonly closed: AbortSignal;
+  /** The request's W3C trace context: the caller's trace with a span of this request, or a new trace. */
+  readonly trace: TraceContext;
 }
 
 // Written as distributive conditional types so that TypeScript compares two operations' calls by their shapes, not

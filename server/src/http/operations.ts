@@ -12,6 +12,7 @@
  * operation that does not exist fails to compile). Every operation must have one: a contract operation without a
  * handler stops the start, naming it, rather than answering 501 at run time.
  */
+import { requestTrace, type TraceContext } from "../lib/trace-context.ts";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
@@ -162,6 +163,7 @@ class Call {
 class RequestView implements ApiRequest {
   readonly #req: Request;
   #closed: AbortController | undefined;
+  #trace: TraceContext | undefined;
   constructor(req: Request) {
     this.#req = req;
   }
@@ -182,6 +184,11 @@ class RequestView implements ApiRequest {
   /** Express's `req.ip`: through the proxies that `trust proxy` (TRUST_PROXY) trusts. */
   get clientIp(): string | undefined {
     return this.#req.ip;
+  }
+  /** Read on first use (a write that records events): a request that causes nothing costs no parse. */
+  get trace(): TraceContext {
+    this.#trace ??= requestTrace(this.#req.headers);
+    return this.#trace;
   }
   header(name: string): string | undefined {
     const value = this.#req.headers[name.toLowerCase()];

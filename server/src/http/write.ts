@@ -59,7 +59,7 @@ export function write<
       async (db) => {
         // The change's events travel with its COMMIT (events.service.ts); a failed effect leaves none behind on the
         // pooled connection for its next user.
-        deferEvents(db);
+        deferEvents(db, request.trace);
         try {
           // Started before the budget's decision (operations.ts): nothing is written until it admits the call.
           await call.admitted;

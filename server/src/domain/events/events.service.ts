@@ -9,6 +9,7 @@ import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
+import { type StoredTrace, storedTrace, type TraceContext } from "../../lib/trace-context.ts";
 import type { EventFilters, EventRow, NewEvent } from "./events.store.ts";
 import * as store from "./events.store.ts";
 
@@ -46,9 +47,18 @@ export interface Change {
  * A new event as its change writes it. Its id and its time come from one reading of the clock here: the id orders
  * events by creation, and retention deletes by it.
  */
-function newEvent(workspaceId: string, type: EventType, data: object, now = Date.now()): NewEvent {
-  return { id: newId("event", now), workspace_id: workspaceId, type, data, created_at: new Date(now).toISOString() };
+function newEvent(workspaceId: string, type: EventType, data: object, now = Date.now(), trace = NO_TRACE): NewEvent {
+  return {
+    id: newId("event", now),
+    workspace_id: workspaceId,
+    type,
+    data,
+    created_at: new Date(now).toISOString(),
+    trace,
+  };
 }
+
+const NO_TRACE: StoredTrace = { traceparent: null, tracestate: null };
 
 /**
  * The envelope of a test event (`POST …/webhooks/{id}/test`): shaped as a real one, not stored, and outside the stream
@@ -70,16 +80,19 @@ export function testEvent(workspaceId: string, type: EventType, data: object): E
  * inserts, so the sequencer orders transactions by their events (migration 0010's note), and a write costs no round
  * trip for them.
  */
-const deferred = new WeakMap<object, NewEvent[]>();
+const deferred = new WeakMap<object, { events: NewEvent[]; trace: StoredTrace }>();
 
-/** From now on, the events recorded on `client` wait for its COMMIT (`deferredEventsSql`). */
-export function deferEvents(client: object): void {
-  deferred.set(client, []);
+/**
+ * From now on, the events recorded on `client` wait for its COMMIT (`deferredEventsSql`), and keep `trace`: the
+ * context of the request that causes them.
+ */
+export function deferEvents(client: object, trace: TraceContext | undefined): void {
+  deferred.set(client, { events: [], trace: storedTrace(trace) });
 }
 
 /** The statement that writes the events recorded on `client` since `deferEvents` ("" when none); ends the deferral. */
 export function deferredEventsSql(client: { escapeLiteral(text: string): string }): string {
-  const events = deferred.get(client) ?? [];
+  const events = deferred.get(client)?.events ?? [];
   deferred.delete(client);
   return store.outboxInsertSql(events, (text) => client.escapeLiteral(text));
 }
@@ -87,9 +100,9 @@ export function deferredEventsSql(client: { escapeLiteral(text: string): string 
 /** Writes the events of one change to the outbox, in the caller's transaction and in this order. */
 export async function recordEvents(db: Db, workspaceId: string, changes: readonly Change[]): Promise<string[]> {
   const now = Date.now();
-  const events = changes.map((change) => newEvent(workspaceId, change.type, change.data, now));
   const waiting = deferred.get(db);
-  if (waiting) waiting.push(...events);
+  const events = changes.map((change) => newEvent(workspaceId, change.type, change.data, now, waiting?.trace));
+  if (waiting) waiting.events.push(...events);
   else await store.insertOutboxEvents(db, events);
   return events.map((event) => event.id);
 }

@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
+import type { StoredTrace } from "../../lib/trace-context.ts";
 
 export interface EventRow {
   id: string;
@@ -15,8 +16,8 @@ export interface EventRow {
   sequence: string | number;
 }
 
-/** A numbered event and the subscriptions it goes to (`sequence_events()`, migration 0010). */
-export interface SequencedRow extends EventRow {
+/** A numbered event, the trace of the request that caused it, and the subscriptions it goes to (`sequence_events()`). */
+export interface SequencedRow extends EventRow, StoredTrace {
   webhook_ids: string[];
 }
 
@@ -32,6 +33,7 @@ export interface NewEvent {
   type: EventRow["type"];
   data: object;
   created_at: string;
+  trace: StoredTrace;
 }
 
 /** Writes events to the outbox in the caller's transaction, in the order given. */
@@ -39,10 +41,10 @@ export async function insertOutboxEvents(db: Db, events: readonly NewEvent[]): P
   if (events.length === 0) return;
   await db.query({
     name: "insert-outbox-events",
-    text: `INSERT INTO event_outbox (id, workspace_id, type, data, created_at)
-           SELECT e.id, e.workspace_id, e.type, e.data::jsonb, e.created_at::timestamptz
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-                  WITH ORDINALITY AS e(id, workspace_id, type, data, created_at, n)
+    text: `INSERT INTO event_outbox (id, workspace_id, type, data, created_at, traceparent, tracestate)
+           SELECT e.id, e.workspace_id, e.type, e.data::jsonb, e.created_at::timestamptz, e.traceparent, e.tracestate
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                  WITH ORDINALITY AS e(id, workspace_id, type, data, created_at, traceparent, tracestate, n)
             ORDER BY e.n`,
     values: [
       events.map((event) => event.id),
@@ -50,8 +52,14 @@ export async function insertOutboxEvents(db: Db, events: readonly NewEvent[]): P
       events.map((event) => event.type),
       events.map((event) => JSON.stringify(event.data)),
       events.map((event) => event.created_at),
+      events.map((event) => event.trace.traceparent),
+      events.map((event) => event.trace.tracestate),
     ],
   });
+}
+
+function nullable(value: string | null, literal: (text: string) => string): string {
+  return value === null ? "NULL" : literal(value);
 }
 
 /**
@@ -62,9 +70,9 @@ export function outboxInsertSql(events: readonly NewEvent[], literal: (text: str
   if (events.length === 0) return "";
   const rows = events.map(
     (event) =>
-      `(${literal(event.id)}, ${literal(event.workspace_id)}, ${literal(event.type)}, ${literal(JSON.stringify(event.data))}::jsonb, ${literal(event.created_at)}::timestamptz)`,
+      `(${literal(event.id)}, ${literal(event.workspace_id)}, ${literal(event.type)}, ${literal(JSON.stringify(event.data))}::jsonb, ${literal(event.created_at)}::timestamptz, ${nullable(event.trace.traceparent, literal)}, ${nullable(event.trace.tracestate, literal)})`,
   );
-  return `INSERT INTO event_outbox (id, workspace_id, type, data, created_at) VALUES ${rows.join(", ")};\n`;
+  return `INSERT INTO event_outbox (id, workspace_id, type, data, created_at, traceparent, tracestate) VALUES ${rows.join(", ")};\n`;
 }
 
 /**

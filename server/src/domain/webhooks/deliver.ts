@@ -6,6 +6,7 @@
  * Only `post` does I/O; `attemptHeaders` and `classify` are pure and tested by table (deliver.test.ts).
  */
 import { Agent, request } from "node:https";
+import { attemptTraceHeaders, type StoredTrace } from "../../lib/trace-context.ts";
 import { nextStep } from "./schedule.ts";
 import { deliveryHeaders, signatureHeader, signingSecrets } from "./signature.ts";
 import { pinnedLookup, type UrlCheckOptions } from "./ssrf.ts";
@@ -13,7 +14,7 @@ import { pinnedLookup, type UrlCheckOptions } from "./ssrf.ts";
 export const RESPONSE_BODY_LIMIT_BYTES = 4096;
 
 /** What an attempt needs to know of its delivery and subscription. */
-export interface Target {
+export interface Target extends StoredTrace {
   id: string;
   webhook_id: string;
   attempt_count: number;
@@ -118,6 +119,7 @@ export async function deliver(target: Target, http: DeliveryHttp, schedule: read
   const headers = {
     ...attemptHeaders(target, String(Math.floor(startedAt.getTime() / 1000)), startedAt.getTime()),
     "content-length": String(Buffer.byteLength(target.payload)),
+    ...attemptTraceHeaders(target),
   };
   const answer = await post(target.url, headers, target.payload, http);
   return {

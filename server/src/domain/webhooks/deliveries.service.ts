@@ -8,6 +8,7 @@ import type { PgBoss } from "pg-boss";
 import type { Db } from "../../db/db.ts";
 import { AppError } from "../../errors.ts";
 import { firstIdAt, newId } from "../../lib/ids.ts";
+import type { StoredTrace } from "../../lib/trace-context.ts";
 import * as store from "./deliveries.store.ts";
 import { enqueueAttempts } from "./delivery-jobs.ts";
 import { NO_THROTTLE, throttlesOf } from "./throttle.ts";
@@ -56,9 +57,16 @@ async function withAttempts(db: Db, rows: store.DeliveryRow[]): Promise<Delivery
 }
 
 /** Sends `event` to these subscriptions: one delivery each, due at once (at each one's pace); returns their ids. */
-export async function sendEvent(boss: PgBoss, db: Db, event: Event, webhookIds: string[]): Promise<string[]> {
+export async function sendEvent(
+  boss: PgBoss,
+  db: Db,
+  event: Event,
+  webhookIds: string[],
+  trace: StoredTrace,
+): Promise<string[]> {
   const deliveries = webhookIds.map((webhookId) => ({ id: newId("delivery"), webhookId }));
   await store.insertDeliveries(db, {
+    trace,
     workspaceId: event.workspace_id,
     eventId: event.id,
     eventType: event.type,
@@ -101,6 +109,7 @@ export async function redeliver(
     eventId: original.event_id,
     eventType: original.event_type,
     payload: original.payload,
+    trace: { traceparent: original.traceparent, tracestate: original.tracestate },
     deliveries: [{ id: again, webhookId }],
   });
   await enqueueFirstAttempts(boss, db, [{ id: again, webhookId }]);

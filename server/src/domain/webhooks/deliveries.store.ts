@@ -7,6 +7,7 @@
  */
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
+import type { StoredTrace } from "../../lib/trace-context.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
 import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
@@ -38,7 +39,7 @@ export interface AttemptRow {
   request_headers: Record<string, string> | null;
 }
 
-export interface SentEvent {
+export interface SentEvent extends StoredTrace {
   event_id: string;
   event_type: Delivery["event_type"];
   payload: string;
@@ -67,15 +68,18 @@ export async function insertEventDeliveries(
     eventId: string;
     eventType: Delivery["event_type"];
     payload: string;
+    trace: StoredTrace;
   }[],
 ): Promise<{ id: string; webhook_id: string }[]> {
   const { rows } = await db.query<{ id: string; webhook_id: string }>({
     name: "insert-event-deliveries",
-    text: `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
+    text: `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at,
+                                   traceparent, tracestate)
            SELECT 'dlv_' || substr(d.event_id, 5, 10) || upper(substr(md5(d.event_id || d.webhook_id), 1, 16)),
-                  d.workspace_id, d.webhook_id, d.event_id, d.event_type, d.payload, 'pending', now()
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-                  AS d(workspace_id, webhook_id, event_id, event_type, payload)
+                  d.workspace_id, d.webhook_id, d.event_id, d.event_type, d.payload, 'pending', now(), d.traceparent,
+                  d.tracestate
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                  AS d(workspace_id, webhook_id, event_id, event_type, payload, traceparent, tracestate)
            ON CONFLICT (id) DO NOTHING
            RETURNING id, webhook_id`,
     values: [
@@ -84,6 +88,8 @@ export async function insertEventDeliveries(
       deliveries.map((delivery) => delivery.eventId),
       deliveries.map((delivery) => delivery.eventType),
       deliveries.map((delivery) => delivery.payload),
+      deliveries.map((delivery) => delivery.trace.traceparent),
+      deliveries.map((delivery) => delivery.trace.tracestate),
     ],
   });
   return rows;
@@ -97,13 +103,15 @@ export async function insertDeliveries(
     eventId: string;
     eventType: Delivery["event_type"];
     payload: string;
+    trace: StoredTrace;
     deliveries: { id: string; webhookId: string }[];
   },
 ): Promise<void> {
   if (input.deliveries.length === 0) return;
   await db.query(
-    `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at)
-     SELECT d.id, $1, d.webhook_id, $4, $5, $6, 'pending', now()
+    `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at,
+                             traceparent, tracestate)
+     SELECT d.id, $1, d.webhook_id, $4, $5, $6, 'pending', now(), $7, $8
        FROM unnest($2::text[], $3::text[]) AS d(id, webhook_id)`,
     [
       input.workspaceId,
@@ -112,6 +120,8 @@ export async function insertDeliveries(
       input.eventId,
       input.eventType,
       input.payload,
+      input.trace.traceparent,
+      input.trace.tracestate,
     ],
   );
 }
@@ -139,7 +149,8 @@ export async function findSentEvent(
   id: string,
 ): Promise<SentEvent | undefined> {
   const { rows } = await db.query<SentEvent>(
-    "SELECT event_id, event_type, payload FROM deliveries WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3",
+    `SELECT event_id, event_type, payload, traceparent, tracestate FROM deliveries
+      WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3`,
     [workspaceId, webhookId, id],
   );
   return rows[0];
@@ -198,7 +209,8 @@ export async function findTargets(db: Db, deliveryIds: readonly string[]): Promi
   const { rows } = await db.query<DeliveryTarget>({
     name: "find-delivery-targets",
     text: `SELECT d.id, d.webhook_id, d.status, d.attempt_count, d.schedule_offset, d.event_id, d.event_type,
-                  d.payload, w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_expires_at,
+                  d.payload, d.traceparent, d.tracestate, w.url, w.enabled, w.secret, w.previous_secret,
+                  w.previous_secret_expires_at,
                   w.max_deliveries_per_second, w.max_concurrent_deliveries
              FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
             WHERE d.id = ANY($1)`,

@@ -39,6 +39,7 @@ export async function deliverEvents(boss: PgBoss, db: Db, events: readonly Seque
       eventId: event.id,
       eventType: event.type,
       payload,
+      trace: { traceparent: event.traceparent, tracestate: event.tracestate },
     }));
   });
   if (deliveries.length === 0) return 0;

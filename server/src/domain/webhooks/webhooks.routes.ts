@@ -7,6 +7,7 @@ import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
+import { storedTrace } from "../../lib/trace-context.ts";
 import { type EventType, testEvent } from "../events/events.service.ts";
 import * as deliveries from "./deliveries.service.ts";
 import { startRecovery } from "./recover.ts";
@@ -43,13 +44,13 @@ export function webhookHandlers(
       status: 200,
       body: await webhooks.rotateSecret(db, principal.workspaceId, params.webhook_id),
     })),
-    Webhooks_sendTest: write(deps, async ({ principal, params, body }, db) => {
+    Webhooks_sendTest: write(deps, async ({ principal, params, body, request }, db) => {
       const ws = principal.workspaceId;
       await webhooks.lockWebhook(db, ws, params.webhook_id);
       const type: EventType = body.event_type ?? "lead.captured";
       // The envelope of a test event is built as every event's is; the event itself is not stored.
       const envelope = testEvent(ws, type, sampleObject(type));
-      const [id] = await deliveries.sendEvent(queue, db, envelope, [params.webhook_id]);
+      const [id] = await deliveries.sendEvent(queue, db, envelope, [params.webhook_id], storedTrace(request.trace));
       return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),
     Webhooks_listDeliveries: async ({ principal, params, query }) => {
