@@ -11,13 +11,12 @@
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
 import type { Logger } from "pino";
+import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import type { Config } from "./config.ts";
 import { openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { withGcFlags } from "./gc-flags.ts";
 
-export const CLUSTER_ROLE_ENV = "SERVICE_CLUSTER_ROLE";
-export const CLUSTER_INDEX_ENV = "SERVICE_CLUSTER_INDEX";
 const RESTART_DELAY_MS = 1_000;
 
 /**

@@ -68,6 +68,11 @@ export interface Config {
   readonly redisCommandTimeoutMs: number;
   /** Port of the Prometheus `/metrics` listener; unset: no metrics listener. Never served on the API port. */
   readonly metricsPort: number | undefined;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: where spans go over OTLP/HTTP (ops/telemetry.ts); unset, OpenTelemetry is not loaded.
+   * The SDK reads it, and the other OTEL_* variables, itself.
+   */
+  readonly otelEndpoint: string | undefined;
   readonly metricsHost: string;
   /** API processes on one port (node:cluster); WEB_CONCURRENCY, default: the cores in production, 1 otherwise. */
   readonly webConcurrency: number;
@@ -206,6 +211,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     dbStatementTimeoutMs: integer("DB_STATEMENT_TIMEOUT_MS", 5_000, 100, 600_000),
     dbPoolMax: integer("DB_POOL_MAX", 20, 2, 500),
     redisCommandTimeoutMs: integer("REDIS_COMMAND_TIMEOUT_MS", 500, 10, 60_000),
+    otelEndpoint: read("OTEL_EXPORTER_OTLP_ENDPOINT"),
     metricsPort: read("METRICS_PORT") === undefined ? undefined : integer("METRICS_PORT", 0, 0, 65535),
     metricsHost: read("METRICS_HOST") ?? "127.0.0.1",
     webConcurrency: integer("WEB_CONCURRENCY", nodeEnv === "production" ? availableParallelism() : 1, 1, 64),

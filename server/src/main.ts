@@ -11,11 +11,11 @@
  */
 
 import cluster from "node:cluster";
-import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV, runPrimary } from "./cluster.ts";
+import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger, flushLogs } from "./logger.ts";
+import { startTelemetry } from "./ops/telemetry.ts";
 import { yieldCpu } from "./priority.ts";
-import { startService } from "./service.ts";
 
 const ROLES = ["start", "api", "worker", "migrate"] as const;
 
@@ -44,6 +44,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config);
+  // OpenTelemetry must patch Express, pg and ioredis before they are loaded: the service's modules are imported after.
+  const stopTelemetry = config.otelEndpoint ? await startTelemetry() : undefined;
+  const { runPrimary } = await import("./cluster.ts");
+  const { startService } = await import("./service.ts");
   if (cluster.isPrimary && config.webConcurrency > 1 && (role === "start" || role === "api")) {
     await runPrimary(config, logger, role);
     return;
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "shutting down");
     try {
       await service.stop();
+      await stopTelemetry?.();
       logger.info("stopped");
       flushLogs(logger);
       process.exit(0);

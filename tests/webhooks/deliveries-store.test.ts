@@ -48,7 +48,15 @@ function outcome(deliveryId: string, next: Outcome["next"], health: Outcome["hea
   return {
     deliveryId,
     webhookId,
-    attempt: { number: 1, startedAt: new Date(), durationMs: 12, status: 500, body: "", error: null, requestHeaders: {} },
+    attempt: {
+      number: 1,
+      startedAt: new Date(),
+      durationMs: 12,
+      status: 500,
+      body: "",
+      error: null,
+      requestHeaders: {},
+    },
     next,
     health,
   };

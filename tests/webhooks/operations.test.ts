@@ -259,7 +259,9 @@ describe("trace context, end to end", () => {
     const path = "/traced";
     const state = { status: 500, delayMs: 0, inFlight: 0, most: 0 };
     answering(path, state);
-    ok(await client.POST("/v1/webhooks", { body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"] } }));
+    ok(
+      await client.POST("/v1/webhooks", { body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"] } }),
+    );
     const created = await client.POST("/v1/leads", {
       body: { name: "traced" },
       headers: { traceparent: `00-${TRACE}-${SPAN}-01`, tracestate: "congo=t61rcWkgMzE" },
@@ -283,7 +285,9 @@ describe("trace context, end to end", () => {
   ])("ignores a %s traceparent (a new trace), never answering an error", async (_name, traceparent) => {
     const client = await newClient();
     const path = `/untraced-${_name}`;
-    ok(await client.POST("/v1/webhooks", { body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"] } }));
+    ok(
+      await client.POST("/v1/webhooks", { body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"] } }),
+    );
     const created = await client.POST("/v1/leads", { body: { name: "untraced" }, headers: { traceparent } });
     expect(created.response.status).toBe(201);
     const listed = await client.GET("/v1/leads", { headers: { traceparent } });

@@ -11,6 +11,7 @@
 import express, { type NextFunction, type Request, type Response, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
+import { startSpan } from "../lib/trace-context.ts";
 import { type OperationsOptions, operationDispatcher } from "./operations.ts";
 import { isStorableDateTime, refuseUnstorable } from "./storable.ts";
 
@@ -55,6 +56,7 @@ export function apiRouter(options: ApiRouterOptions): Router {
     express.json({ limit: options.bodyLimitBytes, strict: true, type: ["application/json", "application/*+json"] }),
   );
   router.use(storable);
+  router.use(validationSpan);
   router.use(
     OpenApiValidator.middleware({
       apiSpec: options.doc as never,
@@ -69,8 +71,34 @@ export function apiRouter(options: ApiRouterOptions): Router {
       formats: { "date-time": { type: "string", validate: isStorableDateTime } },
     }),
   );
+  router.use(validated);
   router.use(operationDispatcher(options));
   return router;
+}
+
+const VALIDATION_SPAN = Symbol("validation span");
+
+/**
+ * The contract check's span, when OpenTelemetry runs (the Express instrumentation sees middleware, not what they
+ * decide): it ends when the check passes, or with the answer of a request it refused.
+ */
+function validationSpan(req: Request, res: Response, next: NextFunction): void {
+  const span = startSpan("openapi.validate");
+  if (span) {
+    let open = true;
+    const end = (failed: boolean) => {
+      if (open) span.end(failed);
+      open = false;
+    };
+    (req as unknown as Record<symbol, unknown>)[VALIDATION_SPAN] = end;
+    res.once("close", () => end(true));
+  }
+  next();
+}
+
+function validated(req: Request, _res: Response, next: NextFunction): void {
+  (req as unknown as Record<symbol, ((failed: boolean) => void) | undefined>)[VALIDATION_SPAN]?.(false);
+  next();
 }
 
 /**

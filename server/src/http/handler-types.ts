@@ -3,10 +3,11 @@
  * contract check has checked them against the same document before the handler runs), and what it returns must be one
  * of the operation's success answers. Handlers therefore need no casts; `operations.ts` calls them in one place.
  */
-import type { TraceContext } from "../lib/trace-context.ts";
+
 import type { operations } from "@service/spec/schema";
 import type { Session } from "../domain/auth/verify-session.ts";
 import type { Principal } from "../domain/principal.ts";
+import type { TraceContext } from "../lib/trace-context.ts";
 
 /** An operation of the contract, by its operationId. */
 export type OperationId = keyof operations;

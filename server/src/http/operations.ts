@@ -12,10 +12,11 @@
  * operation that does not exist fails to compile). Every operation must have one: a contract operation without a
  * handler stops the start, naming it, rather than answering 501 at run time.
  */
-import { requestTrace, type TraceContext } from "../lib/trace-context.ts";
+
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
+import { requestTrace, type TraceContext } from "../lib/trace-context.ts";
 import type { Authenticate, Authenticators, Credentials, SecurityScheme } from "./authenticate.ts";
 import type { RequestBudget } from "./budget.ts";
 import type { ApiRequest, OperationHandlers, OperationId } from "./handler-types.ts";

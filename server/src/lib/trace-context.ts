@@ -1,8 +1,8 @@
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): the `traceparent` and `tracestate` a request brings, the
  * context the service stores with the events it causes, and the `traceparent` each delivery attempt sends, so that a
- * receiver's work joins the caller's trace. Pure: the OpenTelemetry SDK, when it runs (ops/telemetry.ts), supplies the
- * active span instead through `useActiveTrace`.
+ * receiver's work joins the caller's trace. Without the OpenTelemetry SDK these are plain functions; with it
+ * (ops/telemetry.ts, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set) the spans are the SDK's, through `useTracer`.
  */
 import { randomBytes } from "node:crypto";
 
@@ -37,7 +37,14 @@ export function parseTraceparent(
   if (value === undefined || value.length > MAX_HEADER_LENGTH) return undefined;
   const match = TRACEPARENT.exec(value.trim());
   if (!match) return undefined;
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string?];
+  const [, version, traceId, spanId, flags, rest] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string?,
+  ];
   // Version ff is invalid; version 00 has exactly four fields; a later version may append fields after a dash.
   if (version === "ff" || (version === "00" && rest !== undefined)) return undefined;
   if (ALL_ZERO.test(traceId) || ALL_ZERO.test(spanId)) return undefined;
@@ -63,12 +70,47 @@ function randomHex(bytes: number): string {
   }
 }
 
-/** The active span, when the OpenTelemetry SDK runs; set by ops/telemetry.ts. */
-let activeTrace: (() => TraceContext | undefined) | undefined;
+/**
+ * What the OpenTelemetry SDK does for us when it runs (ops/telemetry.ts installs it); without it every hook below is a
+ * plain call, and nothing of OpenTelemetry is loaded.
+ */
+export interface Tracer {
+  /** The active span's context (a request's server span). */
+  activeTrace(): TraceContext | undefined;
+  /** Starts a span under the active one, not made active itself (a step such as the contract check). */
+  startSpan(name: string): { end(failed?: boolean): void };
+  /**
+   * Runs `attempt` in a client span whose parent is the stored context (the request that caused the delivery), so the
+   * attempt joins the caller's trace; `attempt` gets the span's id for the `traceparent` it sends.
+   */
+  inRemoteChild<T>(
+    stored: StoredTrace,
+    name: string,
+    attributes: Record<string, string | number>,
+    attempt: (spanId: string, end: (status?: number) => void) => Promise<T>,
+  ): Promise<T>;
+}
 
-/** Lets the OpenTelemetry SDK say which span is active: a request's context is then its server span's. */
-export function useActiveTrace(read: (() => TraceContext | undefined) | undefined): void {
-  activeTrace = read;
+let tracer: Tracer | undefined;
+
+/** Installs the OpenTelemetry side (ops/telemetry.ts), or removes it. */
+export function useTracer(installed: Tracer | undefined): void {
+  tracer = installed;
+}
+
+/** A span of a step, when the SDK runs; `undefined` (nothing to end) when it does not. */
+export function startSpan(name: string): { end(failed?: boolean): void } | undefined {
+  return tracer?.startSpan(name);
+}
+
+/** Runs one delivery attempt in its span (see `Tracer.inRemoteChild`); without the SDK, with a new span id. */
+export function inAttemptSpan<T>(
+  stored: StoredTrace,
+  name: string,
+  attributes: Record<string, string | number>,
+  attempt: (spanId: string, end: (status?: number) => void) => Promise<T>,
+): Promise<T> {
+  return tracer ? tracer.inRemoteChild(stored, name, attributes, attempt) : attempt(randomHex(8), () => undefined);
 }
 
 /**
@@ -76,7 +118,7 @@ export function useActiveTrace(read: (() => TraceContext | undefined) | undefine
  * span of this request's own, or a new trace when the caller sent none that is valid.
  */
 export function requestTrace(headers: Record<string, string | string[] | undefined>): TraceContext {
-  const active = activeTrace?.();
+  const active = tracer?.activeTrace();
   if (active) return active;
   // Two `traceparent` headers are invalid (Node would join them); a list of `tracestate` headers is one list.
   const parent = typeof headers.traceparent === "string" ? parseTraceparent(headers.traceparent) : undefined;

@@ -6,7 +6,7 @@
  * Only `post` does I/O; `attemptHeaders` and `classify` are pure and tested by table (deliver.test.ts).
  */
 import { Agent, request } from "node:https";
-import { attemptTraceHeaders, type StoredTrace } from "../../lib/trace-context.ts";
+import { attemptTraceHeaders, inAttemptSpan, type StoredTrace } from "../../lib/trace-context.ts";
 import { nextStep } from "./schedule.ts";
 import { deliveryHeaders, signatureHeader, signingSecrets } from "./signature.ts";
 import { pinnedLookup, type UrlCheckOptions } from "./ssrf.ts";
@@ -113,29 +113,38 @@ export function classify(
 }
 
 /** One attempt of `target`, classified. Never throws: every failure of the receiver is an answer. */
-export async function deliver(target: Target, http: DeliveryHttp, schedule: readonly number[]): Promise<Outcome> {
+export function deliver(target: Target, http: DeliveryHttp, schedule: readonly number[]): Promise<Outcome> {
   const number = target.attempt_count + 1;
-  const startedAt = new Date();
-  const headers = {
-    ...attemptHeaders(target, String(Math.floor(startedAt.getTime() / 1000)), startedAt.getTime()),
-    "content-length": String(Buffer.byteLength(target.payload)),
-    ...attemptTraceHeaders(target),
+  const attributes = {
+    "webhook.delivery_id": target.id,
+    "webhook.subscription_id": target.webhook_id,
+    "webhook.event_id": target.event_id,
+    "webhook.attempt": number,
   };
-  const answer = await post(target.url, headers, target.payload, http);
-  return {
-    deliveryId: target.id,
-    webhookId: target.webhook_id,
-    attempt: {
-      number,
-      startedAt,
-      durationMs: answer.durationMs,
-      status: answer.status ?? null,
-      body: answer.body,
-      error: answer.error,
-      requestHeaders: headers,
-    },
-    ...classify(answer, { attempt: number - target.schedule_offset, schedule, now: Date.now() }),
-  };
+  return inAttemptSpan(target, `webhook attempt ${target.event_type}`, attributes, async (spanId, end) => {
+    const startedAt = new Date();
+    const headers = {
+      ...attemptHeaders(target, String(Math.floor(startedAt.getTime() / 1000)), startedAt.getTime()),
+      "content-length": String(Buffer.byteLength(target.payload)),
+      ...attemptTraceHeaders(target, spanId),
+    };
+    const answer = await post(target.url, headers, target.payload, http);
+    end(answer.status);
+    return {
+      deliveryId: target.id,
+      webhookId: target.webhook_id,
+      attempt: {
+        number,
+        startedAt,
+        durationMs: answer.durationMs,
+        status: answer.status ?? null,
+        body: answer.body,
+        error: answer.error,
+        requestHeaders: headers,
+      },
+      ...classify(answer, { attempt: number - target.schedule_offset, schedule, now: Date.now() }),
+    };
+  });
 }
 
 /**

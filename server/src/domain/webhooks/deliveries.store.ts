@@ -7,8 +7,8 @@
  */
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
-import type { StoredTrace } from "../../lib/trace-context.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
+import type { StoredTrace } from "../../lib/trace-context.ts";
 import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
 import type { ThrottleColumns } from "./throttle.ts";
