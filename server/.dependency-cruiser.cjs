@@ -2,7 +2,8 @@
  * The server's layers, which point one way (docs/architecture.md, "The layers, and why they point one way"):
  *
  *   main.ts, service.ts, cluster.ts,    wiring: builds everything, and the process's own settings (V8's flags,
- *   gc-flags.ts, priority.ts, cli/      the worker's CPU priority)
+ *   cluster-env.ts, gc-flags.ts,        the worker's CPU priority)
+ *   priority.ts, cli/
  *   http/, ops/, domain/**\/*.routes.ts  the HTTP edge: validation, authentication, routes, answers
  *   domain/ (the rest), jobs/, mail/,   rules, state moves, stores and their SQL, limits, background work
  *   rate-limit/
@@ -13,7 +14,7 @@
  * belongs to a layer: one that matched none would escape the rules.
  * Runs in `npm test` (tests/foundation/layers.test.ts).
  */
-const WIRING = "^server/src/(main|service|cluster|gc-flags|priority)\\.ts$|^server/src/cli/";
+const WIRING = "^server/src/(main|service|cluster|cluster-env|gc-flags|priority)\\.ts$|^server/src/cli/";
 const HTTP = "^server/src/(http|ops)/|^server/src/domain/.+\\.routes\\.ts$";
 const DOMAIN = "^server/src/(domain|jobs|mail|rate-limit)/";
 const GROUND = "^server/src/(db|lib)/|^server/src/(errors|config|logger)\\.ts$";

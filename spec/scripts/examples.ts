@@ -39,6 +39,7 @@ const NAMED_EXAMPLES: Record<string, unknown> = {
   assignee: "Ada Lovelace",
   created_after: "2026-01-01T00:00:00Z",
   updated_after: "2026-01-01T00:00:00Z",
+  since: "2026-01-01T00:00:00Z",
   // The stream from its start, answered at once: what a first try of `GET /v1/events?after_sequence=` should be.
   after_sequence: 0,
   wait: 0,

@@ -113,6 +113,12 @@ describe("the OpenAPI 3.0 document imported into Postman and run with newman", (
     // the stream's `after_sequence`, which the contract refuses together with a 400 naming the parameter.
     const together = (answer: (typeof v1)[number]) =>
       answer.request === "GET /v1/events" && answer.status === 400 && answer.body.includes("VALIDATION_FAILED");
-    expect(v1.filter((answer) => (answer.status < 200 || answer.status >= 300) && !together(answer))).toEqual([]);
+    // And it runs the document in order: the update's example (`enabled: false`) disables the example subscription
+    // before its recover, which the contract refuses with a 409 (enable it first) rather than send into a void.
+    const disabledFirst = (answer: (typeof v1)[number]) =>
+      answer.request.endsWith("/recover") && answer.status === 409 && answer.body.includes("INVALID_STATE_TRANSITION");
+    const unexpected = (answer: (typeof v1)[number]) =>
+      (answer.status < 200 || answer.status >= 300) && !together(answer) && !disabledFirst(answer);
+    expect(v1.filter(unexpected)).toEqual([]);
   });
 });

@@ -36,4 +36,9 @@ describe("firstIdAt", () => {
     expect(first <= newId("event", Date.now())).toBe(true);
     expect(firstIdAt("event", at - 1) < first).toBe(true);
   });
+
+  it("gives the smallest id of all for a time before 1970, as a window's bound", () => {
+    expect(firstIdAt("delivery", Date.parse("1969-07-20T20:17:00Z"))).toBe(`dlv_${"0".repeat(26)}`);
+    expect(firstIdAt("delivery", -1)).toBe(firstIdAt("delivery", 0));
+  });
 });

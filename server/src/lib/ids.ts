@@ -47,13 +47,13 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
 
 /**
  * The smallest id of `kind` made at `time`: every id made earlier sorts below it. (`newId` cannot give it: its ULIDs
- * never go back in time.)
+ * never go back in time.) A time before 1970, which no id has, gives the smallest id of all.
  *
  * @example
  * firstIdAt("event", Date.parse("2026-10-01T00:00:00Z")) // "evt_01K6DFZ1C00000000000000000"
  */
 export function firstIdAt(kind: IdKind, time: number): string {
-  return `${ID_PREFIXES[kind]}_${encodeTime(time, 10)}${"0".repeat(16)}`;
+  return `${ID_PREFIXES[kind]}_${encodeTime(Math.max(0, time), 10)}${"0".repeat(16)}`;
 }
 
 const patterns = new Map<IdKind, RegExp>();

@@ -16,7 +16,7 @@ import { defineQueue, onClient } from "../../jobs/queue.ts";
 import type { Mail, Mailer } from "../../mail/mailer.ts";
 import type { Outcome } from "./deliver.ts";
 
-export const ALERT_QUEUE = "webhook-alert";
+const ALERT_QUEUE = "webhook-alert";
 
 interface AlertJob {
   incident_id: string;
@@ -75,7 +75,7 @@ interface IncidentRow {
   owner_email: string | null;
 }
 
-export function alertMail(incident: IncidentRow, baseUrl: string): Mail | undefined {
+function alertMail(incident: IncidentRow, baseUrl: string): Mail | undefined {
   if (!incident.owner_email) return undefined;
   const page = `${baseUrl}/settings/developers/webhooks/${incident.webhook_id}`;
   if (incident.kind === "disabled") {

@@ -28,7 +28,7 @@ import { lockWebhook } from "./webhooks.service.ts";
 type WebhookRecovery = components["schemas"]["WebhookRecovery"];
 type WebhookRecoverRequest = components["schemas"]["WebhookRecoverRequest"];
 
-export const RECOVER_QUEUE = "webhook-recover";
+const RECOVER_QUEUE = "webhook-recover";
 /** Deliveries reopened, or events delivered, per transaction of the job. */
 const CHUNK = 1_000;
 

@@ -20,7 +20,7 @@
 import type { Db } from "../../db/db.ts";
 
 /** The attempts in flight at once to a subscription that sets no `max_concurrent_deliveries`. */
-export const DEFAULT_CONCURRENCY = 10;
+const DEFAULT_CONCURRENCY = 10;
 /** The highest `max_concurrent_deliveries` the contract allows. */
 const MAX_CONCURRENCY = 50;
 
