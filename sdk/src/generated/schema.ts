@@ -5792,7 +5792,10 @@ export interface operations {
     WorkspaceWebhooks_stats: {
         parameters: {
             query?: {
-                /** @description The window's start; omitted: 24 hours ago. */
+                /**
+                 * @description The window's start; omitted: 24 hours ago.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 since?: string;
             };
             header?: never;
@@ -10477,7 +10480,10 @@ export interface operations {
     Webhooks_stats: {
         parameters: {
             query?: {
-                /** @description The window's start; omitted: 24 hours ago. */
+                /**
+                 * @description The window's start; omitted: 24 hours ago.
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 since?: string;
             };
             header?: never;
