@@ -144,6 +144,39 @@ export async function accountViaApi(harness: ConsoleHarness, email: string, pass
   expect((await post("/api/auth/verify", { token })).status).toBe(200);
 }
 
+/**
+ * An API key of the account's workspace, made through the session API as the console makes one: the journeys arrange
+ * and check through `/v1` with it, as an integrator would, while the browser does what is being tested.
+ */
+export async function apiKeyViaSession(
+  harness: ConsoleHarness,
+  email: string,
+  scopes: string[],
+  password = PASSWORD,
+): Promise<string> {
+  const address = nextClientAddress();
+  const call = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
+    fetch(new URL(path, harness.url), {
+      method: init.method ?? "GET",
+      headers: { "content-type": "application/json", "x-forwarded-for": address, ...init.headers },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+  const login = await call("/api/auth/login", { method: "POST", body: { email, password } });
+  expect(login.status).toBe(200);
+  const cookie = login.headers
+    .getSetCookie()
+    .map((value) => value.split(";")[0])
+    .join("; ");
+  const session = (await (await call("/api/auth/session", { headers: { cookie } })).json()) as { csrf_token: string };
+  const created = await call("/api/workspace/api-keys", {
+    method: "POST",
+    headers: { cookie, "x-csrf-token": session.csrf_token },
+    body: { name: "Console journeys", scopes },
+  });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { key: string }).key;
+}
+
 /** Signs in through the console's Sign in page and waits for the workspace. */
 export async function signInViaConsole(page: Page, email: string, password = PASSWORD): Promise<void> {
   await page.goto("/login");

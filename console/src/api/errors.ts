@@ -65,3 +65,19 @@ export function describeError(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * The refusal's field errors by the field of the request body they name (`body.events.0` → `events`; the server's own
+ * checks write `/until`), the first message of each, for a form to show at its fields.
+ */
+export function fieldErrors(error: unknown): Map<string, string> {
+  const fields = new Map<string, string>();
+  if (!(error instanceof ApiError)) return fields;
+  for (const item of error.problem?.errors ?? []) {
+    const segments = item.path.split(/[./]/).filter(Boolean);
+    if (segments[0] === "body") segments.shift();
+    const [field] = segments;
+    if (field && !fields.has(field)) fields.set(field, item.message);
+  }
+  return fields;
+}

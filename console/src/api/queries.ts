@@ -8,7 +8,10 @@ export type ApiKey = components["schemas"]["ApiKey"];
 export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type Webhook = components["schemas"]["Webhook"];
 export type WebhookWithSecret = components["schemas"]["WebhookWithSecret"];
+export type WebhookUpdate = components["schemas"]["WebhookUpdate"];
+export type WebhookRecovery = components["schemas"]["WebhookRecovery"];
 export type Delivery = components["schemas"]["Delivery"];
+export type DeliveryAttempt = components["schemas"]["DeliveryAttempt"];
 export type EventType = components["schemas"]["EventType"];
 
 /** The newest this many: a workspace rarely has more keys or endpoints; the lists say when there are. */
@@ -19,6 +22,7 @@ export const queryKeys = {
   webhooks: ["webhooks"] as const,
   webhook: (id: string) => ["webhooks", id] as const,
   deliveries: (id: string) => ["webhooks", id, "deliveries"] as const,
+  stats: (id: string) => ["webhooks", id, "stats"] as const,
   delivery: (id: string, deliveryId: string) => ["webhooks", id, "deliveries", deliveryId] as const,
 };
 
@@ -60,5 +64,14 @@ export function deliveryQuery(id: string, deliveryId: string) {
           params: { path: { webhook_id: id, delivery_id: deliveryId } },
         }),
       ),
+  });
+}
+
+/** The endpoint's health over the service's default window, the last 24 hours. */
+export function webhookStatsQuery(id: string) {
+  return queryOptions({
+    queryKey: queryKeys.stats(id),
+    queryFn: () =>
+      unwrap(api.GET("/api/workspace/webhooks/{webhook_id}/stats", { params: { path: { webhook_id: id } } })),
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatShortDate } from "./format.ts";
+import { countOf, formatPercent, formatShortDate } from "./format.ts";
 
 describe("formatShortDate", () => {
   const now = new Date("2026-06-15T12:34:00Z");
@@ -37,5 +37,32 @@ describe("formatShortDate", () => {
     { given: "not a date", want: "not a date" },
   ])("writes $given as $want", ({ given, want }) => {
     expect(formatShortDate(given, { whenNull: "Never", now })).toBe(want);
+  });
+});
+
+describe("formatPercent", () => {
+  it.each([
+    { given: 1, want: "100" },
+    { given: 0.5, want: "50" },
+    { given: 0.9976, want: "998" },
+    { given: 0.99999, want: "100" },
+    { given: 0, want: "0" },
+  ])("writes $given with the digits $want (to one decimal, in the reader's locale)", ({ given, want }) => {
+    expect(formatPercent(given).replace(/\D/g, "")).toBe(want);
+    expect(formatPercent(given)).toContain("%");
+  });
+
+  it("writes null (nothing settled yet) as a dash", () => {
+    expect(formatPercent(null)).toBe("—");
+  });
+});
+
+describe("countOf", () => {
+  it.each([
+    { given: 0, want: "0 failed deliveries" },
+    { given: 1, want: "1 failed delivery" },
+    { given: 2, want: "2 failed deliveries" },
+  ])("writes $given as $want", ({ given, want }) => {
+    expect(countOf(given, "failed delivery", "failed deliveries")).toBe(want);
   });
 });

@@ -37,3 +37,24 @@ export function formatShortDate(
   const [thisYear, otherYear] = SHORT[near ? 1 : 0];
   return (date.getFullYear() === now.getFullYear() ? thisYear : otherYear).format(date);
 }
+
+const PERCENT = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });
+
+/**
+ * A share from 0 to 1 as a percentage; `null` (nothing settled yet) as "—".
+ *
+ * @example formatPercent(0.9976) // "99.8%" in en-US
+ */
+export function formatPercent(share: number | null): string {
+  return share === null ? "—" : PERCENT.format(share);
+}
+
+/** A duration in milliseconds, as `84 ms`; `null` (no response timed yet) as "—". */
+export function formatMilliseconds(ms: number | null): string {
+  return ms === null ? "—" : `${Math.round(ms).toLocaleString()} ms`;
+}
+
+/** "1 failed delivery", "3 failed deliveries". */
+export function countOf(count: number, one: string, many: string): string {
+  return `${count.toLocaleString()} ${count === 1 ? one : many}`;
+}

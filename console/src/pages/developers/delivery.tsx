@@ -1,4 +1,4 @@
-/** One delivery: its attempts with the kept response body, and Redeliver. */
+/** One delivery: its attempts, each with the request as sent and the response kept, and Redeliver. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "wouter";
 import { api } from "../../api/client.ts";
@@ -10,6 +10,7 @@ import { formatDateTime } from "../../lib/format.ts";
 import { deliveryPath, webhookPath } from "../../routes.ts";
 import { useCsrfHeader } from "../../session/session.ts";
 import { DeliveryStatus } from "./deliveries.tsx";
+import { AttemptCard } from "./delivery-attempt.tsx";
 
 function Redeliver({ webhookId, deliveryId }: { webhookId: string; deliveryId: string }) {
   const csrf = useCsrfHeader();
@@ -82,20 +83,7 @@ export function DeliveryPage() {
             {data.attempts.length === 0 ? <EmptyState title="No attempt yet: the first one is on its way." /> : null}
             <ol className="attempts">
               {data.attempts.map((attempt) => (
-                <li key={attempt.attempt} className="card attempt">
-                  <h3>
-                    Attempt {attempt.attempt}:{" "}
-                    <span className="mono">
-                      {attempt.response_status === null ? "no response" : attempt.response_status}
-                    </span>
-                  </h3>
-                  <p className="muted">
-                    {formatDateTime(attempt.started_at)} · {attempt.duration_ms} ms
-                  </p>
-                  {attempt.error ? <Notice tone="warning">{attempt.error}</Notice> : null}
-                  <p className="field-label">Response body (first 4 KiB)</p>
-                  <pre className="code">{attempt.response_body || "(empty)"}</pre>
-                </li>
+                <AttemptCard key={attempt.attempt} attempt={attempt} payload={data.payload} />
               ))}
             </ol>
           </section>

@@ -20,18 +20,31 @@ function useRefreshWebhook(id: string) {
     ]);
 }
 
-export function EnableToggle({ webhook }: { webhook: Webhook }) {
+/**
+ * Disable, or Enable; `onEnabled` hears when the endpoint was enabled again, with the time it had been disabled since
+ * (null if the service did not keep it), to offer what it missed meanwhile.
+ */
+export function EnableToggle({
+  webhook,
+  onEnabled,
+}: {
+  webhook: Webhook;
+  onEnabled?: (disabledSince: string | null) => void;
+}) {
   const csrf = useCsrfHeader();
   const refresh = useRefreshWebhook(webhook.id);
   const update = useMutation({
-    mutationFn: (enabled: boolean) =>
+    mutationFn: ({ enabled }: { enabled: boolean; disabledSince: string | null }) =>
       unwrap(
         api.PATCH("/api/workspace/webhooks/{webhook_id}", {
           params: { path: { webhook_id: webhook.id }, header: csrf },
           body: { enabled },
         }),
       ),
-    onSuccess: refresh,
+    onSuccess: async (_updated, { enabled, disabledSince }) => {
+      await refresh();
+      if (enabled) onEnabled?.(disabledSince);
+    },
   });
   return (
     <>
@@ -39,7 +52,7 @@ export function EnableToggle({ webhook }: { webhook: Webhook }) {
         type="button"
         className="button"
         disabled={update.isPending}
-        onClick={() => update.mutate(!webhook.enabled)}
+        onClick={() => update.mutate({ enabled: !webhook.enabled, disabledSince: webhook.disabled_at })}
       >
         {webhook.enabled ? "Disable" : "Enable"}
       </button>

@@ -20,7 +20,7 @@ import { useCsrfHeader } from "../../session/session.ts";
 export const SECRET_WARNING =
   "Copy the secret now and store it with your receiver: it verifies every delivery, and it will not be shown again.";
 
-const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "lead.captured": "A lead is created",
   "lead.updated": "A lead changes (with the changed fields)",
   "lead.deleted": "A lead is deleted",

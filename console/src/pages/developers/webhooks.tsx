@@ -1,4 +1,4 @@
-/** Workspace settings → Developers → Webhooks: the endpoints, and Add endpoint. */
+/** Workspace settings → Developers → Webhooks: the endpoints with their recent success rate, and Add endpoint. */
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "wouter";
@@ -8,6 +8,7 @@ import { EmptyState, ErrorState, Loading } from "../../components/states.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { webhookPath } from "../../routes.ts";
 import { CreateEndpointDialog } from "./webhook-create.tsx";
+import { SuccessRate } from "./webhook-stats.tsx";
 
 const DISABLED_REASONS: Record<NonNullable<Webhook["disabled_reason"]>, string> = {
   manual: "disabled",
@@ -55,6 +56,7 @@ export function WebhooksPage() {
               <th scope="col">Endpoint</th>
               <th scope="col">Events</th>
               <th scope="col">Status</th>
+              <th scope="col">Success rate (24 h)</th>
               <th scope="col">Created</th>
             </tr>
           </thead>
@@ -78,6 +80,9 @@ export function WebhooksPage() {
                 </td>
                 <td data-label="Status">
                   <WebhookStatus webhook={webhook} />
+                </td>
+                <td data-label="Success rate (24 h)">
+                  <SuccessRate webhookId={webhook.id} />
                 </td>
                 <td data-label="Created">{formatDateTime(webhook.created_at)}</td>
               </tr>

@@ -145,7 +145,7 @@ export async function stats(
   if (from > until) {
     throw new AppError("VALIDATION_FAILED", {
       detail: "`since` must not be in the future.",
-      errors: [{ path: "/since", message: "must not be in the future" }],
+      errors: [{ path: "query.since", message: "must not be in the future" }],
     });
   }
   const row = await store.deliveryStats(db, webhookId, firstIdAt("delivery", from), firstIdAt("delivery", until + 1));

@@ -86,7 +86,7 @@ export async function startRecovery(
   if (until.getTime() <= since.getTime()) {
     throw new AppError("VALIDATION_FAILED", {
       detail: "`until` must be after `since`.",
-      errors: [{ path: "/until", message: "must be after since" }],
+      errors: [{ path: "body.until", message: "must be after since" }],
     });
   }
   const dryRun = input.dry_run ?? false;

@@ -1,0 +1,64 @@
+/** Delete endpoint, after a confirmation; then back to the list, which no longer has it. */
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useLocation } from "wouter";
+import { api } from "../../api/client.ts";
+import { describeError, unwrap } from "../../api/errors.ts";
+import { queryKeys, type Webhook } from "../../api/queries.ts";
+import { Dialog } from "../../components/dialog.tsx";
+import { Notice } from "../../components/states.tsx";
+import { paths } from "../../routes.ts";
+import { useCsrfHeader } from "../../session/session.ts";
+
+export function DeleteEndpoint({ webhook }: { webhook: Webhook }) {
+  const csrf = useCsrfHeader();
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const [open, setOpen] = useState(false);
+  const remove = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.DELETE("/api/workspace/webhooks/{webhook_id}", {
+          params: { path: { webhook_id: webhook.id }, header: csrf },
+        }),
+      ),
+    onSuccess: async () => {
+      // The list first, so that it never shows the endpoint again; the endpoint's own queries are dropped after the
+      // page has left, not refetched into a 404 while it is still open.
+      await queryClient.invalidateQueries({ queryKey: queryKeys.webhooks, exact: true });
+      navigate(paths.webhooks);
+      queryClient.removeQueries({ queryKey: queryKeys.webhook(webhook.id) });
+    },
+  });
+  const close = () => {
+    setOpen(false);
+    remove.reset();
+  };
+  return (
+    <>
+      <button type="button" className="button button-danger" onClick={() => setOpen(true)}>
+        Delete endpoint
+      </button>
+      <Dialog open={open} title="Delete this endpoint?" onClose={close}>
+        <p>
+          <span className="mono break">{webhook.url}</span> will get no more events, and its pending deliveries are
+          dropped. Its signing secret and delivery history go with it. This cannot be undone.
+        </p>
+        {remove.error ? <Notice tone="error">{describeError(remove.error)}</Notice> : null}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={close}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={remove.isPending}
+            onClick={() => remove.mutate()}
+          >
+            Delete endpoint
+          </button>
+        </div>
+      </Dialog>
+    </>
+  );
+}
