@@ -25,9 +25,19 @@ CREATE TABLE webhook_pacing (
   reserved_until timestamptz NOT NULL DEFAULT '-infinity'
 );
 
+-- The pace rows of these subscriptions, made when missing and locked in id order, so that two callers never wait on
+-- each other in a cycle.
+CREATE FUNCTION lock_webhook_pacing(p_webhook_ids text[]) RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  INSERT INTO webhook_pacing (webhook_id)
+  SELECT DISTINCT id FROM unnest(p_webhook_ids) AS id ORDER BY id
+  ON CONFLICT (webhook_id) DO NOTHING;
+  PERFORM 1 FROM webhook_pacing WHERE webhook_id = ANY (p_webhook_ids) ORDER BY webhook_id FOR UPDATE;
+END
+$$;
+
 -- Start slots for work due at once, one per element, in order: element i of subscription w (paced at p_rates[i] per
--- second) gets the later of now and w's last slot plus 1.1/rate. The rows are locked in id order, so two callers never
--- wait on each other in a cycle.
+-- second) gets the later of now and w's last slot plus 1.1/rate.
 CREATE FUNCTION reserve_delivery_slots(p_webhook_ids text[], p_rates integer[])
 RETURNS timestamptz[] LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -35,10 +45,7 @@ DECLARE
   slots timestamptz[] := '{}';
   slot timestamptz;
 BEGIN
-  INSERT INTO webhook_pacing (webhook_id)
-  SELECT DISTINCT id FROM unnest(p_webhook_ids) AS id ORDER BY id
-  ON CONFLICT (webhook_id) DO NOTHING;
-  PERFORM 1 FROM webhook_pacing WHERE webhook_id = ANY (p_webhook_ids) ORDER BY webhook_id FOR UPDATE;
+  PERFORM lock_webhook_pacing(p_webhook_ids);
   FOR i IN 1 .. coalesce(array_length(p_webhook_ids, 1), 0) LOOP
     UPDATE webhook_pacing
        SET reserved_until = greatest(reserved_until + make_interval(secs => 1.1 / p_rates[i]), now_ts)
@@ -52,7 +59,7 @@ $$;
 
 -- Admission of attempts about to start, one per element: NULL when it may start now (its start is recorded), else a
 -- start slot for it: the later of when the window frees (the oldest of the last r starts leaves it) and the last slot
--- handed out plus 1.1/r, so that attempts turned away together come back spread out. Locked in id order.
+-- handed out plus 1.1/r, so that attempts turned away together come back spread out.
 CREATE FUNCTION admit_delivery_starts(p_webhook_ids text[], p_rates integer[])
 RETURNS timestamptz[] LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -61,10 +68,7 @@ DECLARE
   starts timestamptz[];
   slot timestamptz;
 BEGIN
-  INSERT INTO webhook_pacing (webhook_id)
-  SELECT DISTINCT id FROM unnest(p_webhook_ids) AS id ORDER BY id
-  ON CONFLICT (webhook_id) DO NOTHING;
-  PERFORM 1 FROM webhook_pacing WHERE webhook_id = ANY (p_webhook_ids) ORDER BY webhook_id FOR UPDATE;
+  PERFORM lock_webhook_pacing(p_webhook_ids);
   FOR i IN 1 .. coalesce(array_length(p_webhook_ids, 1), 0) LOOP
     SELECT coalesce(array_agg(s ORDER BY s), '{}') INTO starts
       FROM webhook_pacing, unnest(recent_starts) AS s

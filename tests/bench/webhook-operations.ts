@@ -17,7 +17,7 @@ import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { GC_FLAGS } from "../../server/src/gc-flags.ts";
 import { runServer } from "../helpers/process.ts";
-import { makeCertificates, type Received, startReceiver } from "../helpers/receiver.ts";
+import { makeCertificates, mostInOneSecond, startReceiver } from "../helpers/receiver.ts";
 import { benchDatabase } from "./database.ts";
 import { benchServiceEnv } from "./service-env.ts";
 
@@ -51,16 +51,6 @@ async function newClient(name: string): Promise<ServiceClient> {
 function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
-
-function mostInOneSecond(items: readonly Received[]): number {
-  const times = items.map((item) => item.at).sort((a, b) => a - b);
-  let most = 0;
-  for (let start = 0, end = 0; end < times.length; end++) {
-    while ((times[end] as number) - (times[start] as number) >= 1000) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

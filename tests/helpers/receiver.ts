@@ -84,3 +84,14 @@ export async function startReceiver(certificates: Certificates): Promise<Receive
   receiver.close = () => new Promise((resolve) => server.close(() => resolve()));
   return receiver;
 }
+
+/** The most requests that arrived within any one second. */
+export function mostInOneSecond(items: readonly Received[]): number {
+  const times = items.map((item) => item.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let start = 0, end = 0; end < times.length; end++) {
+    while ((times[end] as number) - (times[start] as number) >= 1000) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}

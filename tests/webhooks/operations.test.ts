@@ -7,7 +7,7 @@
 import type { ServiceClient } from "@service/sdk";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Received } from "../helpers/receiver.ts";
+import { mostInOneSecond } from "../helpers/receiver.ts";
 import { ok } from "../helpers/sdk.ts";
 import { startWebhookService, type WebhookService } from "../helpers/webhook-service.ts";
 
@@ -42,17 +42,6 @@ const stats = async (client: ServiceClient, webhookId: string, since?: string) =
       params: { path: { webhook_id: webhookId }, query: since ? { since } : {} },
     }),
   );
-
-/** The most requests that arrived within any one second. */
-function mostInOneSecond(items: readonly Received[]): number {
-  const times = items.map((item) => item.at).sort((a, b) => a - b);
-  let most = 0;
-  for (let start = 0, end = 0; end < times.length; end++) {
-    while ((times[end] as number) - (times[start] as number) >= 1000) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
-}
 
 /** Answers every request on `path` by `status` after `delayMs`, counting how many are in flight at once. */
 function answering(path: string, state: { status: number; delayMs: number; inFlight: number; most: number }) {

@@ -10,8 +10,7 @@ import { AppError } from "../../errors.ts";
 import { firstIdAt, newId } from "../../lib/ids.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
 import * as store from "./deliveries.store.ts";
-import { enqueueAttempts } from "./delivery-jobs.ts";
-import { NO_THROTTLE, throttlesOf } from "./throttle.ts";
+import { enqueueFirstAttempts } from "./delivery-jobs.ts";
 import { getWebhook as getWebhookRow } from "./webhooks.service.ts";
 
 export type Delivery = components["schemas"]["Delivery"];
@@ -114,20 +113,6 @@ export async function redeliver(
   });
   await enqueueFirstAttempts(boss, db, [{ id: again, webhookId }]);
   return getDelivery(db, workspaceId, webhookId, again);
-}
-
-async function enqueueFirstAttempts(boss: PgBoss, db: Db, deliveries: readonly { id: string; webhookId: string }[]) {
-  const throttles = await throttlesOf(db, [...new Set(deliveries.map((delivery) => delivery.webhookId))]);
-  await enqueueAttempts(
-    boss,
-    db,
-    deliveries.map((delivery) => ({
-      deliveryId: delivery.id,
-      webhookId: delivery.webhookId,
-      attempt: 1,
-      throttle: throttles.get(delivery.webhookId) ?? NO_THROTTLE,
-    })),
-  );
 }
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -12,7 +12,7 @@ import type { JobInsert, PgBoss } from "pg-boss";
 import type { Db } from "../../db/db.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
 import { pendingDeliveries } from "./deliveries.store.ts";
-import { jobGroup, reserveSlots, type Throttle, throttleOf } from "./throttle.ts";
+import { jobGroup, NO_THROTTLE, reserveSlots, type Throttle, throttleOf, throttlesOf } from "./throttle.ts";
 
 export const DELIVERY_QUEUE = "webhook-delivery";
 /**
@@ -112,6 +112,25 @@ export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly A
     };
   });
   await boss.insert(DELIVERY_QUEUE, jobs, { db: onClient(db) });
+}
+
+/** Enqueues the first attempt of each of these new deliveries, under its subscription's throttles as they are now. */
+export async function enqueueFirstAttempts(
+  boss: PgBoss,
+  db: Db,
+  deliveries: readonly { id: string; webhookId: string }[],
+): Promise<void> {
+  const throttles = await throttlesOf(db, [...new Set(deliveries.map((delivery) => delivery.webhookId))]);
+  await enqueueAttempts(
+    boss,
+    db,
+    deliveries.map((delivery) => ({
+      deliveryId: delivery.id,
+      webhookId: delivery.webhookId,
+      attempt: 1,
+      throttle: throttles.get(delivery.webhookId) ?? NO_THROTTLE,
+    })),
+  );
 }
 
 /** Rows a single insert carries at most, when a backlog is enqueued at once. */

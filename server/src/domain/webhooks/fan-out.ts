@@ -12,8 +12,7 @@ import { toEvent } from "../events/events.service.ts";
 import type { SequencedRow } from "../events/events.store.ts";
 import type { OnSequenced } from "../events/sequencer.ts";
 import { insertEventDeliveries } from "./deliveries.store.ts";
-import { enqueueAttempts } from "./delivery-jobs.ts";
-import { NO_THROTTLE, throttlesOf } from "./throttle.ts";
+import { enqueueFirstAttempts } from "./delivery-jobs.ts";
 
 /**
  * @example
@@ -44,16 +43,10 @@ export async function deliverEvents(boss: PgBoss, db: Db, events: readonly Seque
   });
   if (deliveries.length === 0) return 0;
   const made = await insertEventDeliveries(db, deliveries);
-  const throttles = await throttlesOf(db, [...new Set(made.map((delivery) => delivery.webhook_id))]);
-  await enqueueAttempts(
+  await enqueueFirstAttempts(
     boss,
     db,
-    made.map((delivery) => ({
-      deliveryId: delivery.id,
-      webhookId: delivery.webhook_id,
-      attempt: 1,
-      throttle: throttles.get(delivery.webhook_id) ?? NO_THROTTLE,
-    })),
+    made.map((delivery) => ({ id: delivery.id, webhookId: delivery.webhook_id })),
   );
   return made.length;
 }
