@@ -4,7 +4,7 @@ import { useState } from "react";
 import { useLocation } from "wouter";
 import { api } from "../../api/client.ts";
 import { describeError, unwrap } from "../../api/errors.ts";
-import { queryKeys, type Webhook } from "../../api/queries.ts";
+import { queryKeys, type Webhook, webhooksQuery } from "../../api/queries.ts";
 import { Dialog } from "../../components/dialog.tsx";
 import { Notice } from "../../components/states.tsx";
 import { paths } from "../../routes.ts";
@@ -23,9 +23,13 @@ export function DeleteEndpoint({ webhook }: { webhook: Webhook }) {
         }),
       ),
     onSuccess: async () => {
-      // The list first, so that it never shows the endpoint again; the endpoint's own queries are dropped after the
-      // page has left, not refetched into a 404 while it is still open.
-      await queryClient.invalidateQueries({ queryKey: queryKeys.webhooks, exact: true });
+      // The list first, so that it never shows the endpoint again: the cached page (which the list shows at once when
+      // it opens) loses it now, and is fetched again. The endpoint's own queries are dropped after the page has left,
+      // not refetched into a 404 while it is still open.
+      queryClient.setQueryData(webhooksQuery.queryKey, (list) =>
+        list ? { ...list, data: list.data.filter((item) => item.id !== webhook.id) } : list,
+      );
+      await queryClient.invalidateQueries({ queryKey: queryKeys.webhooks, exact: true, refetchType: "all" });
       navigate(paths.webhooks);
       queryClient.removeQueries({ queryKey: queryKeys.webhook(webhook.id) });
     },
