@@ -86,8 +86,10 @@ function enumValuesTs(doc: Record<string, unknown>, names: Record<string, string
 }
 
 function toYaml(doc: unknown): string {
-  // lineWidth 0: never fold long strings, so that output does not depend on the yaml library's wrapping.
-  return YAML_BANNER + stringify(doc, { lineWidth: 0 });
+  // lineWidth 0: never fold long strings, so that output does not depend on the yaml library's wrapping. Written by
+  // YAML 1.1's rules, every string that a 1.1 reader (PyYAML, many tools) would take for something else is quoted:
+  // timestamps, `yes`/`on`, `0755`, `1:20`. Quoted, they are strings to 1.2 readers too; no directive is written.
+  return YAML_BANNER + stringify(doc, { lineWidth: 0, version: "1.1" });
 }
 
 async function main(): Promise<void> {
