@@ -162,10 +162,21 @@ describe("webhook operations", () => {
     expect(recovered.response.status).toBe(202);
     expect(recovered.data).toMatchObject({ missed_events: 3 });
     const got = await service.receiver.waitFor(3, path, WAIT_MS);
-    const events = got.map((item) => JSON.parse(item.body) as { sequence: number; data: { object: { name: string } } });
+    const events = got.map(
+      (item) => JSON.parse(item.body) as { id: string; sequence: number; data: { object: { name: string } } },
+    );
     expect(events.map((event) => event.data.object.name).sort()).toEqual(["missed 0", "missed 1", "missed 2"]);
-    const sequences = events.map((event) => event.sequence);
-    expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
+    // Enqueued in sequence order: the first event's job first (pg-boss fetches by priority). Attempts then run side by
+    // side, so arrivals may cross; receivers order by `sequence`.
+    const { rows: jobs } = await pool.query<{ priority: number; event_id: string }>(
+      `SELECT j.priority, d.event_id FROM jobs.job j JOIN deliveries d ON d.id = j.data->>'delivery_id'
+        WHERE j.name = 'webhook-delivery' AND d.webhook_id = $1 ORDER BY j.priority DESC`,
+      [subscription.id],
+    );
+    const sequenceOf = new Map(events.map((event) => [event.id, event.sequence]));
+    const fetchOrder = jobs.map((job) => sequenceOf.get(job.event_id));
+    expect(fetchOrder).toEqual([...fetchOrder].sort((a, b) => (a ?? 0) - (b ?? 0)));
+    expect(new Set(jobs.map((job) => job.priority)).size).toBe(3);
     const { data: list } = ok(await client.GET("/v1/webhooks/{webhook_id}/deliveries", webhook));
     expect(list).toHaveLength(3);
     // A recovery run again finds nothing missed.

@@ -2401,7 +2401,8 @@ export interface components {
             until?: string;
             /**
              * @description Also deliver the events of the subscription's types that happened in the window and were never delivered to it
-             *     (it was disabled then), in `sequence` order, after the failed deliveries.
+             *     (it was disabled then), enqueued in `sequence` order after the failed deliveries. Attempts run side by side and
+             *     may arrive out of that order: order by `sequence`.
              * @default false
              */
             include_missed?: boolean;

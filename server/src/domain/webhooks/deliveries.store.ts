@@ -70,8 +70,8 @@ export async function insertEventDeliveries(
     payload: string;
     trace: StoredTrace;
   }[],
-): Promise<{ id: string; webhook_id: string }[]> {
-  const { rows } = await db.query<{ id: string; webhook_id: string }>({
+): Promise<{ id: string; webhook_id: string; event_id: string }[]> {
+  const { rows } = await db.query<{ id: string; webhook_id: string; event_id: string }>({
     name: "insert-event-deliveries",
     text: `INSERT INTO deliveries (id, workspace_id, webhook_id, event_id, event_type, payload, status, next_attempt_at,
                                    traceparent, tracestate)
@@ -81,7 +81,7 @@ export async function insertEventDeliveries(
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
                   AS d(workspace_id, webhook_id, event_id, event_type, payload, traceparent, tracestate)
            ON CONFLICT (id) DO NOTHING
-           RETURNING id, webhook_id`,
+           RETURNING id, webhook_id, event_id`,
     values: [
       deliveries.map((delivery) => delivery.workspaceId),
       deliveries.map((delivery) => delivery.webhookId),

@@ -40,6 +40,8 @@ export interface AttemptToEnqueue {
   delaySeconds?: number;
   at?: Date;
   deferral?: number;
+  /** pg-boss's priority, higher first (0 when omitted): a recovery's attempts are fetched in its order (recover.ts). */
+  priority?: number;
 }
 
 /**
@@ -101,13 +103,14 @@ export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly A
   const slotOf = new Map(paced.map((item, i) => [item, slots[i]]));
   const now = Date.now();
   const jobs: JobInsert<DeliveryJob>[] = attempts.map((item) => {
-    const { deliveryId, attempt, delaySeconds, deferral = 0 } = item;
+    const { deliveryId, attempt, delaySeconds, deferral = 0, priority } = item;
     const slot = slotOf.get(item);
     const at = item.at ?? (slot && slot.getTime() > now ? slot : undefined);
     return {
       id: deliveryJobId(deliveryId, attempt, deferral),
       data: deferral === 0 ? { delivery_id: deliveryId, attempt } : { delivery_id: deliveryId, attempt, deferral },
       group: jobGroup(item.webhookId, item.throttle),
+      ...(priority ? { priority } : {}),
       ...(at ? { startAfter: at } : delaySeconds ? { startAfter: delaySeconds } : {}),
     };
   });
@@ -118,7 +121,7 @@ export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly A
 export async function enqueueFirstAttempts(
   boss: PgBoss,
   db: Db,
-  deliveries: readonly { id: string; webhookId: string }[],
+  deliveries: readonly { id: string; webhookId: string; priority?: number }[],
 ): Promise<void> {
   const throttles = await throttlesOf(db, [...new Set(deliveries.map((delivery) => delivery.webhookId))]);
   await enqueueAttempts(
@@ -129,6 +132,7 @@ export async function enqueueFirstAttempts(
       webhookId: delivery.webhookId,
       attempt: 1,
       throttle: throttles.get(delivery.webhookId) ?? NO_THROTTLE,
+      priority: delivery.priority,
     })),
   );
 }

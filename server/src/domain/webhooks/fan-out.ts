@@ -28,7 +28,13 @@ export function deliveryFanOut(boss: PgBoss): OnSequenced {
  * Makes the deliveries of numbered events to the subscriptions each names (those not made already), with the jobs of
  * their first attempts, in the caller's transaction. The sequencer's pass calls it; so does a recovery of missed events.
  */
-export async function deliverEvents(boss: PgBoss, db: Db, events: readonly SequencedRow[]): Promise<number> {
+export async function deliverEvents(
+  boss: PgBoss,
+  db: Db,
+  events: readonly SequencedRow[],
+  /** The priority of the first event's deliveries, one less for each event after it (a recovery's order). */
+  firstPriority?: number,
+): Promise<number> {
   const deliveries = events.flatMap((event) => {
     if (event.webhook_ids.length === 0) return [];
     const payload = JSON.stringify(toEvent(event));
@@ -43,10 +49,15 @@ export async function deliverEvents(boss: PgBoss, db: Db, events: readonly Seque
   });
   if (deliveries.length === 0) return 0;
   const made = await insertEventDeliveries(db, deliveries);
+  const position = new Map(events.map((event, i) => [event.id, i]));
   await enqueueFirstAttempts(
     boss,
     db,
-    made.map((delivery) => ({ id: delivery.id, webhookId: delivery.webhook_id })),
+    made.map((delivery) => ({
+      id: delivery.id,
+      webhookId: delivery.webhook_id,
+      ...(firstPriority === undefined ? {} : { priority: firstPriority - (position.get(delivery.event_id) ?? 0) }),
+    })),
   );
   return made.length;
 }

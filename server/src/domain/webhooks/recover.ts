@@ -6,7 +6,10 @@
  * had ended failed by the time of the call (oldest first; each keeps its id, event id and body, and its next attempt
  * starts the retry schedule afresh), then, with `include_missed`, makes the deliveries of the events of the
  * subscription's types that it never got (it was disabled then), in `sequence` order, through the fan-out's own path.
- * Every attempt is enqueued with the subscription's throttles, so the whole recovery reaches the receiver at its pace.
+ * Every attempt is enqueued with the subscription's throttles, so the whole recovery reaches the receiver at its pace,
+ * and with a pg-boss priority that falls by one along the recovery (jobs made together share their creation time, which
+ * leaves pg-boss's fetch free to take them in any order): they are fetched in the recovery's order, and after the live
+ * deliveries due beside them (priority 0).
  * The events are read from the change stream (`events`), not from a copy.
  */
 
@@ -127,7 +130,7 @@ export async function startRecovery(
 }
 
 /** Reopens the next chunk of failed deliveries, oldest first, with their next attempts; returns how many. */
-async function reopenFailed(boss: PgBoss, db: Db, job: RecoverJob): Promise<number> {
+async function reopenFailed(boss: PgBoss, db: Db, job: RecoverJob, enqueued: number): Promise<number> {
   const { rows } = await db.query<{
     id: string;
     attempt_count: number;
@@ -149,25 +152,26 @@ async function reopenFailed(boss: PgBoss, db: Db, job: RecoverJob): Promise<numb
   await enqueueAttempts(
     boss,
     db,
-    rows.map((row) => ({
+    rows.map((row, i) => ({
       deliveryId: row.id,
       webhookId: job.webhook_id,
       attempt: row.attempt_count + 1,
       throttle: throttleOf(row),
+      priority: -(enqueued + i + 1),
     })),
   );
   return rows.length;
 }
 
 /** Delivers the next chunk of missed events, in sequence order; returns how many. */
-async function deliverMissed(boss: PgBoss, db: Db, job: RecoverJob): Promise<number> {
+async function deliverMissed(boss: PgBoss, db: Db, job: RecoverJob, enqueued: number): Promise<number> {
   const { rows } = await db.query<SequencedRow>(
     `SELECT e.id, e.workspace_id, e.type, e.data, e.created_at, e.sequence, ARRAY[w.id] AS webhook_ids
        ${MISSED_EVENTS} AND w.enabled
       ORDER BY e.sequence LIMIT ${CHUNK}`,
     missedValues(job),
   );
-  await deliverEvents(boss, db, rows);
+  await deliverEvents(boss, db, rows, -(enqueued + 1));
   return rows.length;
 }
 
@@ -190,10 +194,10 @@ export async function registerRecoveries(
       let reopened = 0;
       let missed = 0;
       for (let n = CHUNK; n === CHUNK; reopened += n) {
-        n = await withTransaction(deps.pool, (client) => reopenFailed(boss, client, data));
+        n = await withTransaction(deps.pool, (client) => reopenFailed(boss, client, data, reopened));
       }
       for (let n = data.include_missed ? CHUNK : 0; n === CHUNK; missed += n) {
-        n = await withTransaction(deps.pool, (client) => deliverMissed(boss, client, data));
+        n = await withTransaction(deps.pool, (client) => deliverMissed(boss, client, data, reopened + missed));
       }
       deps.logger.info({ webhook_id: data.webhook_id, reopened, missed }, "webhook recovery enqueued");
     }

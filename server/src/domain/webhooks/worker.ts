@@ -192,6 +192,9 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
     const results = await Promise.allSettled(
       live.map(({ job, target }, i) => attempt(job, target, retryAts[i] ?? null)),
     );
+    // A worker whose last fetch came back short (its subscription's group at its limit) sleeps until the poll or a
+    // new job's NOTIFY; the room these attempts free is for the jobs still ready (a retry's, a backlog's): fetch now.
+    if (workerId) queue.notifyWorker(workerId);
     const failed = results.find((result) => result.status === "rejected");
     if (failed) {
       // Not recorded: pg-boss fails the batch's unrecorded jobs (those recorded are completed already) and tries them
