@@ -130,6 +130,35 @@ describe("webhook operations", () => {
     expect(receiver.received.filter((item) => item.path === path)).toHaveLength(120);
   });
 
+  it("never has two attempts in flight to a subscription limited to 1, when 20 fall due at once", async () => {
+    const client = await newClient();
+    const path = "/one-at-a-time";
+    const state = { status: 500, delayMs: 50, inFlight: 0, most: 0 };
+    answering(path, state);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const subscription = ok(
+      await client.POST("/v1/webhooks", {
+        body: { url: `${service.receiver.url}${path}`, events: ["lead.captured"], max_concurrent_deliveries: 1 },
+      }),
+    );
+    await createLeads(client, 20, "one at a time");
+    await until(
+      () => stats(client, subscription.id, since),
+      (s) => s.deliveries.failed === 20,
+    );
+    expect(state.most).toBe(1);
+    // A recovery enqueues the 20 in one statement: every fetch loop of the worker wakes for them at once.
+    state.status = 204;
+    const recovered = await client.POST("/v1/webhooks/{webhook_id}/recover", {
+      params: { path: { webhook_id: subscription.id } },
+      body: { since },
+    });
+    expect(recovered.data).toMatchObject({ failed_deliveries: 20 });
+    const got = await service.receiver.waitFor(80, path, WAIT_MS);
+    expect(new Set(got.slice(60).map((item) => item.headers["webhook-id"])).size).toBe(20);
+    expect(state.most).toBe(1);
+  });
+
   it("delivers the events missed while disabled, in sequence order, with include_missed", async () => {
     const client = await newClient();
     const path = "/missed";

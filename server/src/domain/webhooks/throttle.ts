@@ -5,10 +5,11 @@
  * Which part is pg-boss's, and why:
  *   - Concurrency is pg-boss's `groupConcurrency`: each delivery job carries its subscription as its group (and the
  *     subscription's limit as the group's tier), and pg-boss's fetch takes a job only while fewer of its group are
- *     active than the limit, counting active jobs in the database, so the limit holds across processes. A group at its
- *     limit is skipped by the fetch, not waited on: the jobs of other subscriptions are fetched past it. Every
- *     subscription has a limit (DEFAULT_CONCURRENCY when it sets none), so that one slow receiver cannot take every
- *     worker.
+ *     active than the limit, counting active jobs in the database, so the limit holds across processes (exactly with
+ *     patches/pg-boss+12.38.0.patch, which takes the queue's fetches one at a time: unpatched, fetches at the same
+ *     moment each count in their own snapshot and overtake each other). A group at its limit is skipped by the fetch,
+ *     not waited on: the jobs of other subscriptions are fetched past it. Every subscription has a limit
+ *     (DEFAULT_CONCURRENCY when it sets none), so that one slow receiver cannot take every worker.
  *   - The rate is ours: pg-boss has concurrency limits, not rates. An attempt starts only while fewer than `r` attempts
  *     of its subscription started in the last 1.05 s (`admit_delivery_starts()`, migration 0011, a sliding window
  *     kept in `webhook_pacing`); one that may not start yet is not waited for in its handler, which would hold a worker
