@@ -76,6 +76,31 @@ const HOSTILE_DATE_TIMES = [
   { label: "February 30th", value: "2026-02-30T00:00:00Z" },
 ];
 
+/**
+ * Query texts that JavaScript's `Number()` reads as numbers but that are not numbers as JSON (and the contract's
+ * independent readers) write them; as sent on the wire (`+` in a query is a space).
+ */
+const HOSTILE_NUMBERS = [
+  { label: "Infinity", value: "Infinity" },
+  { label: "-Infinity", value: "-Infinity" },
+  { label: "1e400", value: "1e400" },
+  { label: "hexadecimal 0x10", value: "0x10" },
+  { label: "binary 0b11", value: "0b11" },
+  { label: "a plus sign (%2B5)", value: "%2B5" },
+  { label: "a plus sign as a space (+5)", value: "+5" },
+  { label: "a leading space", value: "%205" },
+  { label: "a leading zero", value: "05" },
+];
+
+/** Values the contract allows, in forms some readers refuse: each must not be refused as its field. */
+const ALLOWED_FORMS = {
+  "date-time": [
+    { label: "a leap second", value: "2016-12-31T23:59:60Z" },
+    { label: "a leap second at a negative offset", value: "2016-12-31T18:59:60-05:00" },
+  ],
+  number: [{ label: "a plain decimal", value: "5" }],
+};
+
 /** Operations whose body holds no string at all (numbers and booleans only). */
 const BODIES_WITHOUT_STRINGS = ["ApiKeys_rotate"];
 
@@ -115,6 +140,18 @@ function cases(): Case[] {
       for (const raw of operation.parameters ?? []) {
         const parameter = resolve(raw as Schema) as Operation["parameters"] extends (infer P)[] | undefined ? P : never;
         if (parameter.in !== "query" || !parameter.schema) continue;
+        if (isNumeric(parameter.schema)) {
+          for (const { label, value } of HOSTILE_NUMBERS) {
+            out.push({
+              name: `${operation.operationId} ?${parameter.name} with ${label}`,
+              method: method.toUpperCase(),
+              path: examplePath(template, operation),
+              query: `${parameter.name}=${value}`,
+              field: `query.${parameter.name}`,
+              session,
+            });
+          }
+        }
         for (const field of stringFields(parameter.schema)) {
           // A URL carries UTF-8 bytes: an unpaired surrogate cannot be written in one (invalid bytes decode to U+FFFD).
           const strings = HOSTILE_STRINGS.filter((item) => item.label === "U+0000");
@@ -129,6 +166,53 @@ function cases(): Case[] {
               session,
             });
           }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The operation's path with each parameter's example (a valid id), so that the path itself passes the check. */
+function examplePath(template: string, operation: Operation): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const parameter = (operation.parameters ?? [])
+      .map((raw) => resolve(raw as Schema) as { name?: string; example?: unknown })
+      .find((item) => item.name === name);
+    return typeof parameter?.example === "string" ? parameter.example : "x_0";
+  });
+}
+
+function isNumeric(schema: Schema): boolean {
+  const types = [resolve(schema).type].flat();
+  return types.includes("integer") || types.includes("number");
+}
+
+/** Query parameters in forms the contract allows: a leap second, a plain decimal. */
+function allowedCases(): Case[] {
+  const out: Case[] = [];
+  for (const [template, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation.operationId) continue;
+      const session = (operation.security ?? []).some((requirement) => "SessionCookie" in requirement);
+      for (const raw of operation.parameters ?? []) {
+        const parameter = resolve(raw as Schema) as Operation["parameters"] extends (infer P)[] | undefined ? P : never;
+        if (parameter.in !== "query" || !parameter.schema) continue;
+        const schema = resolve(parameter.schema);
+        const forms = isNumeric(schema)
+          ? ALLOWED_FORMS.number
+          : stringFields(schema).some((field) => field.format === "date-time")
+            ? ALLOWED_FORMS["date-time"]
+            : [];
+        for (const { label, value } of forms) {
+          out.push({
+            name: `${operation.operationId} ?${parameter.name} with ${label}`,
+            method: method.toUpperCase(),
+            path: examplePath(template, operation),
+            query: `${parameter.name}=${encodeURIComponent(value)}`,
+            field: `query.${parameter.name}`,
+            session,
+          });
         }
       }
     }
@@ -165,8 +249,8 @@ describe("hostile input from the contract", () => {
       expect(table.some((item) => item.field === field)).toBe(true);
   });
 
-  it.each(table)("$name answers 400 naming the field", async (item) => {
-    const response = await service().fetch(`${item.path}${item.query ? `?${item.query}` : ""}`, {
+  const send = (item: Case) =>
+    service().fetch(`${item.path}${item.query ? `?${item.query}` : ""}`, {
       method: item.method,
       headers: {
         "content-type": "application/json",
@@ -176,6 +260,9 @@ describe("hostile input from the contract", () => {
       },
       ...(item.body === undefined ? {} : { body: JSON.stringify(item.body) }),
     });
+
+  it.each(table)("$name answers 400 naming the field", async (item) => {
+    const response = await send(item);
     const text = await response.text();
     expect(response.status, text).toBe(400);
     expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
@@ -188,6 +275,34 @@ describe("hostile input from the contract", () => {
         DATE_TIME_RULE,
       ]);
     }
+  });
+
+  const allowed = allowedCases();
+  it("covers every numeric and date-time query parameter", () => {
+    for (const field of ["query.limit", "query.created_after", "query.since"])
+      expect(allowed.some((item) => item.field === field)).toBe(true);
+    for (const field of ["query.limit", "query.after_sequence"])
+      expect(table.some((item) => item.field === field && item.name.endsWith("with 1e400"))).toBe(true);
+  });
+
+  it.each(allowed)("$name is taken as the contract allows", async (item) => {
+    const response = await send(item);
+    const text = await response.text();
+    expect(response.status, text).toBeLessThan(500);
+    if (response.status === 400) {
+      const problem = JSON.parse(text) as { errors?: { path: string }[] };
+      expect(problem.errors?.map((error) => error.path) ?? []).not.toContain(item.field);
+    }
+  });
+
+  it("stores a leap second as the second after 23:59:59, as PostgreSQL does", async () => {
+    const key = (await workspaceWithKey(service(), ["tickets:write", "tickets:read"])).key;
+    const created = await service().fetch(
+      "/v1/tickets",
+      json({ subject: "leap", due_at: "2016-12-31T23:59:60Z" }, { authorization: `Bearer ${key}` }),
+    );
+    expect(created.status, await created.clone().text()).toBe(201);
+    expect(((await created.json()) as { due_at: string }).due_at).toBe("2017-01-01T00:00:00.000Z");
   });
 
   it("refuses custom_attributes nested 10,000 levels with a 400, not a stack overflow", async () => {

@@ -57,7 +57,7 @@ describe("Idempotency-Key on writes", () => {
   });
 
   it("replays the stored answer, byte for byte, with Idempotent-Replayed: true", async () => {
-    const { key: token } = await (await import("../helpers/accounts.ts")).workspaceWithKey(service(), ["leads:write"]);
+    const { key: token } = await workspaceWithKey(service(), ["leads:write"]);
     const first = await post("replay-1", token, { name: "Ada", tags: ["a"] });
     const again = await post("replay-1", token, { tags: ["a"], name: "Ada" });
     expect(first.response.status).toBe(201);
@@ -65,6 +65,56 @@ describe("Idempotency-Key on writes", () => {
     expect(again.response.status).toBe(201);
     expect(again.response.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
+  });
+
+  it("replays every write's first answer byte for byte, its Location included", async () => {
+    const { key: token } = await workspaceWithKey(service(), [
+      "leads:write",
+      "conversations:write",
+      "tickets:write",
+      "conversations:read",
+    ]);
+    const send = async (method: string, path: string, key: string, body?: object) => {
+      const response = await service().fetch(path, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "idempotency-key": key },
+        ...(body && { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, location: response.headers.get("location"), text: await response.text() };
+    };
+    const twice = async (method: string, path: string, body?: object) => {
+      const key = `bytes-${method}-${path}-${Math.random()}`;
+      const first = await send(method, path, key, body);
+      const again = await send(method, path, key, body);
+      expect(first.status, first.text).toBeLessThan(300);
+      expect(again).toEqual(first);
+      return first;
+    };
+    // Keys in an order jsonb would not keep: longer before shorter, and nested.
+    const attributes = { zeta_longest: 1, b: { yy: 2, a: 1 }, a: [{ z: 1, y: 2 }] };
+    const lead = await twice("POST", "/v1/leads", { name: "Bytes", custom_attributes: attributes });
+    const leadId = (JSON.parse(lead.text) as { id: string }).id;
+    expect(lead.location).toBe(`/v1/leads/${leadId}`);
+    await twice("PATCH", `/v1/leads/${leadId}`, { custom_attributes: { ...attributes, c: true } });
+    const conversation = await twice("POST", "/v1/conversations", { subject: "Bytes", lead_id: leadId });
+    const conversationId = (JSON.parse(conversation.text) as { id: string }).id;
+    expect(conversation.location).toBe(`/v1/conversations/${conversationId}`);
+    const message = await twice("POST", `/v1/conversations/${conversationId}/messages`, {
+      author: { type: "agent", id: "agent@example.com" },
+      body: "Hello",
+    });
+    const messageId = (JSON.parse(message.text) as { id: string }).id;
+    expect(message.location).toBe(`/v1/conversations/${conversationId}/messages/${messageId}`);
+    // What Location names, GET reads.
+    const read = await service().fetch(message.location as string, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.status).toBe(200);
+    expect(await read.text()).toBe(message.text);
+    await twice("PATCH", `/v1/conversations/${conversationId}`, { state: "closed" });
+    const ticket = await twice("POST", "/v1/tickets", { subject: "Bytes", lead_id: leadId });
+    const ticketId = (JSON.parse(ticket.text) as { id: string }).id;
+    expect(ticket.location).toBe(`/v1/tickets/${ticketId}`);
+    await twice("PATCH", `/v1/tickets/${ticketId}`, { status: "solved" });
+    await twice("DELETE", `/v1/leads/${leadId}`);
   });
 
   it("replays the first answer when a retry's own run would fail, and leaves nothing of that run", async () => {

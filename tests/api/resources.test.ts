@@ -49,6 +49,16 @@ describe("conversations and messages through the SDK", () => {
     const byLead = [];
     for await (const item of client.conversations.list({ lead_id: lead.id, state: "open" })) byLead.push(item.id);
     expect(byLead).toEqual([conversation.id]);
+    const message = (conversationId: string) =>
+      client.GET("/v1/conversations/{conversation_id}/messages/{message_id}", {
+        params: { path: { conversation_id: conversationId, message_id: reply.id } },
+      });
+    expect(ok(await message(conversation.id))).toEqual(reply);
+    // A message is found only under its own conversation.
+    const other = ok(await client.POST("/v1/conversations", { body: {} }));
+    const elsewhere = await message(other.id);
+    expect(elsewhere.response.status).toBe(404);
+    expect(elsewhere.error).toMatchObject({ code: "MESSAGE_NOT_FOUND" });
   });
 
   it("snoozes until a future time, reopens, closes, and refuses illegal moves", async () => {

@@ -83,6 +83,14 @@ describe("the OpenAPI 3.0 document imported into Postman and run with newman", (
       await create("/v1/conversations", { lead_id: example("LeadId"), subject: "Seed" }),
       example("ConversationId"),
     );
+    await rename(
+      "messages",
+      await create(`/v1/conversations/${example("ConversationId")}/messages`, {
+        author: { type: "agent", id: "agent@example.com" },
+        body: "Seed",
+      }),
+      example("MessageId"),
+    );
     await rename("tickets", await create("/v1/tickets", { subject: "Seed" }), example("TicketId"));
     for (const id of [example("WebhookId"), second(example("WebhookId"))]) {
       await rename(

@@ -558,6 +558,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{conversation_id}/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message
+         * @description Retrieves a message of a conversation.
+         */
+        get: operations["Conversations_getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-types": {
         parameters: {
             query?: never;
@@ -1480,7 +1500,7 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
         /** @description Any event. */
         Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
@@ -3598,6 +3618,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4036,6 +4058,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4351,6 +4375,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6310,6 +6336,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +6947,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7020,6 +7050,124 @@ export interface operations {
             };
             /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
             422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
+                conversation_id: components["schemas"]["ConversationId"];
+                /** @example msg_01JD3Z7B1B2C3D4E5F6G7H8J9K */
+                message_id: components["schemas"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+                     *       "object": "message",
+                     *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "author": {
+                     *         "type": "lead",
+                     *         "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7"
+                     *       },
+                     *       "body": "Hi! Do you offer annual billing?",
+                     *       "visibility": "public",
+                     *       "created_at": "2026-11-01T09:31:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
                     "Request-Id": string;
@@ -7671,6 +7819,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8425,6 +8575,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9049,6 +9201,8 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -13,7 +13,7 @@ import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import { startSpan } from "../lib/trace-context.ts";
 import { type OperationsOptions, operationDispatcher } from "./operations.ts";
-import { isStorableDateTime, refuseUnstorable } from "./storable.ts";
+import { isStorableDateTime, keepQueryText, refuseUnstorable } from "./storable.ts";
 
 export interface ApiRouterOptions extends OperationsOptions {
   bodyLimitBytes: number;
@@ -117,5 +117,6 @@ function storable(req: Request, _res: Response, next: NextFunction): void {
   const query = req.query as Record<string, unknown>;
   Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
   refuseUnstorable(query, req.body);
+  keepQueryText(req, query);
   next();
 }

@@ -21,6 +21,7 @@ import type { Authenticate, Authenticators, Credentials, SecurityScheme } from "
 import type { RequestBudget } from "./budget.ts";
 import type { ApiRequest, OperationHandlers, OperationId } from "./handler-types.ts";
 import { listOperations } from "./openapi-document.ts";
+import { numbersAsWritten } from "./storable.ts";
 import { waitsForAdmission } from "./write.ts";
 
 export interface OperationsOptions {
@@ -81,7 +82,7 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
     // The validator matched nothing it manages: no operation of the contract has this path.
     if (!openapi || !operation) throw new AppError("ROUTE_NOT_FOUND");
     res.locals.route = openapi.expressRoute;
-    const checked = { params: openapi.pathParams, query: finiteQuery(req.query), body: req.body };
+    const checked = { params: openapi.pathParams, query: numbersAsWritten(req), body: req.body };
     const { authenticate, handler, early } = operation;
     const request = new RequestView(req);
     let reply: AnyReply;
@@ -111,22 +112,6 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
   return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
     serve(req, res).catch(next);
   };
-}
-
-/**
- * The checked query, refusing a number that is not finite. The validator's coercion reads `Infinity` and `1e400` as
- * integers and passes them on (its ajv `maximum` does not stop them), which PostgreSQL then refuses as a bigint: a 500.
- * No parameter of the contract takes an infinite value, so any is a 400 naming the parameter.
- */
-function finiteQuery(query: unknown): Record<string, unknown> {
-  const values = query as Record<string, unknown>;
-  const infinite = Object.entries(values).filter(([, value]) => typeof value === "number" && !Number.isFinite(value));
-  if (infinite.length > 0) {
-    throw new AppError("VALIDATION_FAILED", {
-      errors: infinite.map(([name]) => ({ path: `query.${name}`, message: "must be a finite number" })),
-    });
-  }
-  return values;
 }
 
 /** The admission of a call whose budget was decided before its handler started, or that has none. */
@@ -201,6 +186,17 @@ class RequestView implements ApiRequest {
 function send(res: Response, reply: AnyReply): void {
   res.status(reply.status);
   if (reply.headers) res.set(reply.headers);
+  if (reply.status === 201 && !res.hasHeader("location"))
+    res.set("Location", createdAt(res.req.originalUrl, reply.body));
   if (reply.status === 204 || reply.body === undefined) res.end();
   else res.json(reply.body);
+}
+
+/**
+ * Where the object a `POST` to a collection made lives (RFC 9110 §10.2.2): the collection's path and the object's id.
+ * A handler whose new object lives elsewhere (a rotated key) sets `Location` itself.
+ */
+function createdAt(url: string, body: unknown): string {
+  const path = url.split("?", 1)[0] as string;
+  return `${path.replace(/\/+$/, "")}/${encodeURIComponent((body as { id: string }).id)}`;
 }

@@ -10,6 +10,7 @@
  *   month does not have (`isStorableDateTime`, installed as the contract check's `date-time` format).
  */
 import { AppError, type FieldError } from "../errors.ts";
+import { instantOf } from "../lib/date-time.ts";
 
 export const BODY_MAX_DEPTH = 32;
 const CUSTOM_ATTRIBUTES_MAX_DEPTH = 5;
@@ -27,9 +28,12 @@ export function isStorableDateTime(value: string): boolean {
   ) as [number, number, number, number, number, number, number, number];
   if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   if (day > new Date(Date.UTC(2000, month, 0)).getUTCDate() + (month === 2 && !isLeapYear(year) ? -1 : 0)) return false;
-  if (hour > 23 || minute > 59 || second > 59 || offsetMinutes > 59) return false;
+  if (hour > 23 || minute > 59 || second > 60 || offsetMinutes > 59) return false;
   if (offsetHours * 60 + offsetMinutes > MAX_OFFSET_MINUTES) return false;
-  const utc = new Date(value.toUpperCase().replace(" ", "T"));
+  // A leap second (RFC 3339 §5.7) is the last second of a UTC day, as ajv-formats and PostgreSQL read it.
+  const offset = (match[8] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes);
+  if (second === 60 && (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 !== 1439) return false;
+  const utc = instantOf(value.toUpperCase().replace(" ", "T"));
   const utcYear = utc.getUTCFullYear();
   return !Number.isNaN(utc.getTime()) && utcYear >= 1 && utcYear <= 9999;
 }
@@ -98,4 +102,55 @@ export function refuseUnstorable(query: Record<string, unknown>, body: unknown):
   if (body === undefined && isEmpty(query)) return;
   const problems = [...unstorableFields(query, "query"), ...unstorableFields(body, "body")];
   if (problems.length > 0) throw new AppError("VALIDATION_FAILED", { errors: problems });
+}
+
+const RAW_QUERY = Symbol("query as written");
+
+/** Keeps the query's text as the client wrote it, before the contract check coerces its numbers. */
+export function keepQueryText(req: object, query: Record<string, unknown>): void {
+  if (isEmpty(query)) return;
+  const copy: Record<string, unknown> = {};
+  for (const name in query) {
+    const value = query[name];
+    copy[name] = Array.isArray(value) ? [...value] : value;
+  }
+  (req as Record<symbol, unknown>)[RAW_QUERY] = copy;
+}
+
+/** A number as JSON writes it: no sign but `-`, no leading zero, no hexadecimal, binary, blank or `Infinity`. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The checked query of `req`, refusing a number the contract check coerced from text that is not a finite JSON number.
+ * The validator reads its parameters with JavaScript's `Number()`: `0x10`, `0b11`, `+5` and ` 5` pass as integers,
+ * and `Infinity` or `1e400` as unbounded ones (its `maximum` does not stop them; PostgreSQL then refuses them). An
+ * independent validator of the same document reads none of them as a number, nor does the server: a 400 naming the
+ * parameter.
+ */
+export function numbersAsWritten(req: object & { query: unknown }): Record<string, unknown> {
+  const query = req.query as Record<string, unknown>;
+  const raw = (req as Record<symbol, Record<string, unknown> | undefined>)[RAW_QUERY] ?? {};
+  let errors: FieldError[] | undefined;
+  for (const name in query) {
+    const texts = raw[name];
+    // Not written by the client: the contract's default, which the check filled in.
+    if (texts === undefined) continue;
+    const value = query[name];
+    const values = Array.isArray(value) ? value : [value];
+    // A delimited array (`style: form`, `explode: false`) is one text for several values.
+    const written = Array.isArray(texts)
+      ? texts
+      : Array.isArray(value) && typeof texts === "string"
+        ? texts.split(",")
+        : [texts];
+    values.forEach((item, i) => {
+      if (typeof item !== "number") return;
+      const text = written[i];
+      if (Number.isFinite(item) && typeof text === "string" && JSON_NUMBER.test(text)) return;
+      errors ??= [];
+      errors.push({ path: `query.${name}`, message: "must be a finite number written in decimal, such as 20" });
+    });
+  }
+  if (errors) throw new AppError("VALIDATION_FAILED", { errors });
+  return query;
 }

@@ -64,7 +64,7 @@ export function write<
           // Started before the budget's decision (operations.ts): nothing is written until it admits the call.
           await call.admitted;
           const reply = await effect(call, db);
-          return { status: reply.status, body: reply.body };
+          return { status: reply.status, body: reply.body, ...(reply.headers && { headers: reply.headers }) };
         } catch (error) {
           deferredEventsSql(db);
           throw error;
@@ -76,8 +76,8 @@ export function write<
     await call.admitted;
     if (!replayed && deps.settle && answer.status < 300) await deps.settle();
     // A replay is the answer stored by this same operation, so it has the operation's reply shape.
-    const reply = { status: answer.status, body: answer.body ?? undefined } as R;
-    return replayed ? { ...reply, headers: { "Idempotent-Replayed": "true" } } : reply;
+    const reply = { status: answer.status, body: answer.body ?? undefined, headers: answer.headers } as R;
+    return replayed ? { ...reply, headers: { ...answer.headers, "Idempotent-Replayed": "true" } } : reply;
   };
   admittingHandlers.add(handler);
   return handler;

@@ -21,9 +21,9 @@ export function apiKeyHandlers(deps: { apiKeys: ApiKeyService }): OperationHandl
       await apiKeys.revoke(principal.workspaceId, params.key_id);
       return { status: 204 };
     },
-    ApiKeys_rotate: async ({ principal, params, body }) => ({
-      status: 201,
-      body: await apiKeys.rotate(principal.workspaceId, params.key_id, body.overlap_seconds ?? 86_400),
-    }),
+    ApiKeys_rotate: async ({ principal, params, body }) => {
+      const key = await apiKeys.rotate(principal.workspaceId, params.key_id, body.overlap_seconds ?? 86_400);
+      return { status: 201, body: key, headers: { Location: `/api/workspace/api-keys/${key.id}` } };
+    },
   };
 }

@@ -5,6 +5,7 @@ import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
+import { instantOf } from "../../lib/date-time.ts";
 import { newId } from "../../lib/ids.ts";
 import { sha256 } from "../../lib/secrets.ts";
 import * as store from "./api-keys.store.ts";
@@ -32,7 +33,7 @@ export function toApiKey(row: store.ApiKeyRow): ApiKey {
 
 /** The expiry a new key asks for (none: it never expires), or 400 `VALIDATION_FAILED` unless it is after `now`. */
 export function requestedExpiry(expiresAt: string | undefined, now: Date): Date | null {
-  const at = expiresAt ? new Date(expiresAt) : null;
+  const at = expiresAt ? instantOf(expiresAt) : null;
   if (at && at.getTime() <= now.getTime()) {
     throw new AppError("VALIDATION_FAILED", {
       errors: [{ path: "body.expires_at", message: "must be in the future" }],

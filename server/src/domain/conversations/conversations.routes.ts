@@ -32,6 +32,10 @@ export function conversationHandlers(
       status: 200,
       body: await conversations.listMessages(pool, principal.workspaceId, params.conversation_id, query),
     }),
+    Conversations_getMessage: async ({ principal, params }) => ({
+      status: 200,
+      body: await conversations.getMessage(pool, principal.workspaceId, params.conversation_id, params.message_id),
+    }),
     Conversations_createMessage: write(deps, async ({ principal, params, body }, db) => ({
       status: 201,
       body: await conversations.addMessage(db, principal.workspaceId, params.conversation_id, body, deps.record),

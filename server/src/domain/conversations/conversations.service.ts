@@ -12,6 +12,7 @@ import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
+import { instantOf, wireInstant } from "../../lib/date-time.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
 import type { ConversationChanges, ConversationFilters, ConversationRow, MessageRow } from "./conversations.store.ts";
@@ -109,12 +110,12 @@ export function conversationChanges(
   }
   if (state === "snoozed") {
     const until = patch.snoozed_until ?? (from === "snoozed" ? current.snoozed_until?.toISOString() : undefined);
-    if (!until || Date.parse(until) <= now.getTime()) {
+    if (!until || instantOf(until).getTime() <= now.getTime()) {
       throw new AppError("VALIDATION_FAILED", {
         errors: [{ path: "body.snoozed_until", message: "a snoozed conversation needs snoozed_until in the future" }],
       });
     }
-    return onlyChanged(current, { ...patch, state, snoozed_until: new Date(until).toISOString() });
+    return onlyChanged(current, { ...patch, state, snoozed_until: wireInstant(until) });
   }
   if (patch.snoozed_until) {
     throw new AppError("VALIDATION_FAILED", {
@@ -229,6 +230,11 @@ export async function detachConversationsFromLead(db: Db, workspaceId: string, l
 export async function listMessages(db: Db, workspaceId: string, conversationId: string, query: PageParams) {
   await store.findConversationRow(db, workspaceId, conversationId);
   return store.listMessageRows(db, workspaceId, conversationId, query, toMessage);
+}
+
+export async function getMessage(db: Db, workspaceId: string, conversationId: string, id: string) {
+  await store.findConversationRow(db, workspaceId, conversationId);
+  return toMessage(await store.findMessageRow(db, workspaceId, conversationId, id));
 }
 
 export async function addMessage(

@@ -144,6 +144,24 @@ export async function updateConversationRow(
   return row;
 }
 
+/** A message of a conversation of the workspace (a message id under another conversation is not found). */
+export async function findMessageRow(
+  db: Db,
+  workspaceId: string,
+  conversationId: string,
+  id: string,
+): Promise<MessageRow> {
+  const { rows } = await db.query<MessageRow>({
+    name: "find-message",
+    text: "SELECT * FROM messages WHERE workspace_id = $1 AND conversation_id = $2 AND id = $3",
+    values: [workspaceId, conversationId, id],
+  });
+  if (!rows[0]) {
+    throw new AppError("MESSAGE_NOT_FOUND", { detail: `No message ${id} in conversation ${conversationId}.` });
+  }
+  return rows[0];
+}
+
 export function listMessageRows<Item>(
   db: Db,
   workspaceId: string,

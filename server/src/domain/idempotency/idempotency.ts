@@ -24,6 +24,8 @@ const STATEMENT_MARGIN_MS = 1_000;
 export interface WriteAnswer<T = unknown> {
   status: number;
   body: T;
+  /** Headers that belong to the answer and are replayed with it (`Location` of a 201). */
+  headers?: Record<string, string>;
 }
 
 export interface IdempotencyContext {
@@ -52,22 +54,27 @@ function fingerprint(method: string, path: string, body: unknown): Buffer {
   return hash("sha256", `${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`, "buffer");
 }
 
-interface StoredAnswer<T> {
+interface StoredAnswer {
   fingerprint: Buffer;
   response_status: number;
-  response_body: T;
+  /** The body as it was sent (a key of the version before migration 0012 has only its jsonb, as text). */
+  response_text: string;
+  response_headers: Record<string, string> | null;
 }
 
-function replayOf<T>(stored: StoredAnswer<T>, print: Buffer): { answer: WriteAnswer<T>; replayed: true } {
+function replayOf<T>(stored: StoredAnswer, print: Buffer): { answer: WriteAnswer<T>; replayed: true } {
   if (!stored.fingerprint.equals(print)) {
     throw new AppError("IDEMPOTENCY_KEY_REUSED", {
       detail: "This Idempotency-Key was used with another method, path or body; use a new key for a new request.",
     });
   }
-  return { answer: { status: stored.response_status, body: stored.response_body }, replayed: true };
+  // JSON.parse keeps the text's key order, and the answer was JSON.stringify's: sent again, it is the same bytes.
+  const body = JSON.parse(stored.response_text) as T;
+  const headers = stored.response_headers ?? undefined;
+  return { answer: { status: stored.response_status, body, ...(headers && { headers }) }, replayed: true };
 }
 
-/** SQLSTATE of `record_idempotency_key()`: another request with the same key committed first. */
+/** SQLSTATE of `record_idempotent_answer()`: another request with the same key committed first. */
 const KEY_TAKEN = "IK001";
 
 /**
@@ -76,8 +83,8 @@ const KEY_TAKEN = "IK001";
  *
  * Optimistic: the effect runs first, and its key is recorded with its answer, its lock timeout and COMMIT in one query
  * (after `beforeCommit`'s statements: the change's events, write.ts).
- * A key that another request recorded first, committed or in flight, makes `record_idempotency_key()` (migration
- * 0007) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
+ * A key that another request recorded first, committed or in flight, makes `record_idempotent_answer()` (migration
+ * 0012) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
  * query before its COMMIT. Whenever the write does not commit, its effect is rolled back and a stored answer under the
  * key, if any, is what the caller gets: a retry replays the first answer rather than the error its second run met
  * (a lead's `external_id` already taken by the first run, a ticket already moved, a lead already deleted).
@@ -110,8 +117,10 @@ export async function idempotentWrite<T>(
     await client.query({
       text: `${beforeCommit?.(client) ?? ""}SET LOCAL lock_timeout = ${waitMs};
       SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
-      SELECT record_idempotency_key(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
-        ${client.escapeLiteral(JSON.stringify(answer.body ?? null))}::jsonb, ${IDEMPOTENCY_TTL_HOURS});
+      SELECT record_idempotent_answer(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
+        ${client.escapeLiteral(JSON.stringify(answer.body ?? null))},
+        ${answer.headers ? `${client.escapeLiteral(JSON.stringify(answer.headers))}::jsonb` : "NULL"},
+        ${IDEMPOTENCY_TTL_HOURS});
       COMMIT`,
       query_timeout: waitMs + 2 * STATEMENT_MARGIN_MS,
     } as pg.QueryConfig);
@@ -138,11 +147,12 @@ async function answerAfterFailure<T>(
     await releaseAfterFailure(client, error);
     throw error;
   }
-  let found: StoredAnswer<T> | undefined;
+  let found: StoredAnswer | undefined;
   try {
     await client.query("ROLLBACK");
-    const { rows } = await client.query<StoredAnswer<T>>(
-      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
+    const { rows } = await client.query<StoredAnswer>(
+      `SELECT fingerprint, response_status, coalesce(response_text, response_body::text) AS response_text,
+          response_headers FROM idempotency_keys
         WHERE workspace_id = ${stored.workspace} AND key = ${stored.key} AND expires_at > now()`,
     );
     found = rows[0];

@@ -7,6 +7,7 @@ import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
+import { wireInstant } from "../../lib/date-time.ts";
 import { requireConversation } from "../conversations/conversations.service.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
@@ -65,7 +66,7 @@ const TIMESTAMPS: ReadonlySet<TicketField> = new Set(["due_at", "solved_at", "cl
 
 /** A patch value as the wire shows it (timestamps in the API's ISO form), to compare with the current ticket. */
 function asWire(field: TicketField, value: unknown): unknown {
-  if (TIMESTAMPS.has(field) && typeof value === "string") return new Date(value).toISOString();
+  if (TIMESTAMPS.has(field) && typeof value === "string") return wireInstant(value);
   return value ?? null;
 }
 

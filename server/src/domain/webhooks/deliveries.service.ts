@@ -7,6 +7,7 @@ import type { components } from "@service/spec/schema";
 import type { PgBoss } from "pg-boss";
 import type { Db } from "../../db/db.ts";
 import { AppError } from "../../errors.ts";
+import { instantOf } from "../../lib/date-time.ts";
 import { firstIdAt, newId } from "../../lib/ids.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
 import * as store from "./deliveries.store.ts";
@@ -126,7 +127,7 @@ export async function stats(
 ): Promise<components["schemas"]["WebhookStats"]> {
   await getWebhookRow(db, workspaceId, webhookId);
   const until = Date.now();
-  const from = since === undefined ? until - DAY_MS : Date.parse(since);
+  const from = since === undefined ? until - DAY_MS : instantOf(since).getTime();
   if (from > until) {
     throw new AppError("VALIDATION_FAILED", {
       detail: "`since` must not be in the future.",

@@ -21,6 +21,7 @@ import type { Db } from "../../db/db.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
+import { instantOf } from "../../lib/date-time.ts";
 import { firstIdAt } from "../../lib/ids.ts";
 import type { SequencedRow } from "../events/events.store.ts";
 import { enqueueAttempts } from "./delivery-jobs.ts";
@@ -84,8 +85,8 @@ export async function startRecovery(
     [workspaceId],
   );
   const { now, through } = clock[0] as { now: Date; through: string };
-  const since = new Date(input.since);
-  const until = input.until === undefined ? now : new Date(input.until);
+  const since = instantOf(input.since);
+  const until = input.until === undefined ? now : instantOf(input.until);
   if (until.getTime() <= since.getTime()) {
     throw new AppError("VALIDATION_FAILED", {
       detail: "`until` must be after `since`.",
