@@ -2541,9 +2541,6 @@ export interface components {
     parameters: {
         /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
         CsrfTokenHeader: string;
-        IdempotencyKeyHeader: string;
-        /** @description The `next_cursor` of the previous page; opaque. */
-        "ListQuery.cursor": string;
         /**
          * @description How many objects to return, 1 to 100.
          * @example 20
@@ -2838,6 +2835,17 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
             401: {
                 headers: {
@@ -3000,6 +3008,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RegistrationSettings"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Any other error: a problem+json body with a status and code from the catalog. */
@@ -3238,6 +3257,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */

@@ -20,7 +20,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { parse, stringify } from "yaml";
-import { eventSchemasOnly, forTypes, postProcess } from "./post-process.ts";
+import { eventSchemasOnly, forTypes, postProcess, withoutUnusedComponents } from "./post-process.ts";
 
 const specDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -94,8 +94,8 @@ function toYaml(doc: unknown): string {
 
 async function main(): Promise<void> {
   const { v30, v31 } = compileTypeSpec();
-  const doc31 = postProcess(v31);
-  const doc30 = postProcess(v30);
+  const doc31 = withoutUnusedComponents(postProcess(v31));
+  const doc30 = withoutUnusedComponents(postProcess(v30));
   // defaultNonNullable off: a field with a default is optional in requests (the server fills it in); the
   // default of openapi-typescript 7 would make clients send `status: "new"` on every lead.
   const toTypeScript = async (doc: Record<string, unknown>) =>

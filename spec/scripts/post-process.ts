@@ -21,6 +21,9 @@
  * 8. A schema's `x-required-any-of` (lists of property names) becomes `anyOf` of `required` lists: "give at least
  *    one of these", which TypeSpec cannot say.
  * 9. Examples of every parameter and every error answer (examples.ts).
+ *
+ * Then `withoutUnusedComponents` drops what the steps above left unreferenced (a shared parameter copied into each
+ * operation with an example of its own, an enum that 3.0 inlines where it is nullable).
  */
 
 import { errorExamples, parameterExamples } from "./examples.ts";
@@ -233,4 +236,37 @@ export function eventSchemasOnly(doc: Json, root: string): Json {
       .map((name) => [name, schemas[name]]),
   );
   return { openapi: doc.openapi, info: doc.info, paths: {}, components: { schemas: kept } };
+}
+
+/**
+ * A copy of a whole document without the components that nothing outside `components` refers to, directly or through
+ * other components (security schemes, which requirements name rather than reference, are all kept).
+ */
+export function withoutUnusedComponents(input: Json): Json {
+  const doc = structuredClone(input);
+  const components = isObject(doc.components) ? doc.components : {};
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (!isObject(node)) return;
+    const ref = node.$ref;
+    if (typeof ref === "string" && ref.startsWith("#/components/") && !used.has(ref)) {
+      used.add(ref);
+      const [, , group, name] = ref.split("/");
+      const target = components[group as string];
+      visit(isObject(target) ? target[name as string] : undefined);
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit({ ...doc, components: undefined });
+  for (const [group, entries] of Object.entries(components)) {
+    if (group === "securitySchemes" || !isObject(entries)) continue;
+    for (const name of Object.keys(entries)) {
+      if (!used.has(`#/components/${group}/${name}`)) delete entries[name];
+    }
+  }
+  return doc;
 }

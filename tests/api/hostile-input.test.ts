@@ -23,6 +23,7 @@ type Schema = {
 };
 type Operation = {
   operationId: string;
+  responses?: Record<string, unknown>;
   security?: Record<string, string[]>[];
   parameters?: (Schema & { name?: string; in?: string; schema?: Schema })[];
   requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
@@ -293,6 +294,29 @@ describe("hostile input from the contract", () => {
       const problem = JSON.parse(text) as { errors?: { path: string }[] };
       expect(problem.errors?.map((error) => error.path) ?? []).not.toContain(item.field);
     }
+  });
+
+  const unknownParameter = Object.entries(doc.paths).flatMap(([template, item]) =>
+    Object.entries(item)
+      .filter(([, operation]) => operation.operationId)
+      .map(([method, operation]) => ({
+        name: operation.operationId,
+        method: method.toUpperCase(),
+        path: examplePath(template, operation),
+        query: "not_a_parameter=1",
+        field: "query.not_a_parameter",
+        session: (operation.security ?? []).some((requirement) => "SessionCookie" in requirement),
+        documented: Object.keys(operation.responses ?? {}),
+      })),
+  );
+  it.each(unknownParameter)("$name answers an unknown query parameter 400, as it documents", async (item) => {
+    expect(item.documented).toContain("400");
+    const response = await send(item);
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    expect((JSON.parse(text) as { errors?: { path: string }[] }).errors?.map((error) => error.path)).toContain(
+      item.field,
+    );
   });
 
   it("stores a leap second as the second after 23:59:59, as PostgreSQL does", async () => {

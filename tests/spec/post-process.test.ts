@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { postProcess } from "../../spec/scripts/post-process.ts";
+import { postProcess, withoutUnusedComponents } from "../../spec/scripts/post-process.ts";
 
 const webhookOp = { operationId: "WebhookEvents_leadCaptured", "x-webhook": "lead.captured", responses: {} };
 const scopedOp = { operationId: "Leads_list", "x-required-scopes": ["leads:read"], security: [{ ApiKeyBearer: [] }] };
@@ -160,6 +160,30 @@ describe("postProcess", () => {
     expect(got).toEqual({ ...want, security: [{ ApiKeyBearer: [] }] });
     expect(Object.keys(got)).toEqual([...Object.keys(want), "security"]);
     expect(given, "the input is not changed").toEqual(before);
+  });
+});
+
+describe("withoutUnusedComponents", () => {
+  it("keeps what paths and webhooks refer to, through other components, and drops the rest", () => {
+    const doc = {
+      openapi: "3.1.0",
+      paths: { "/a": { get: { parameters: [{ $ref: "#/components/parameters/Used" }] } } },
+      webhooks: { "x.y": { post: { requestBody: { $ref: "#/components/requestBodies/Hook" } } } },
+      components: {
+        parameters: { Used: { name: "u", in: "query", schema: { $ref: "#/components/schemas/Deep" } }, Copied: {} },
+        requestBodies: { Hook: { content: {} } },
+        schemas: { Deep: { type: "string" }, Orphan: { $ref: "#/components/schemas/Deep" } },
+        securitySchemes: { ApiKeyBearer: { type: "http", scheme: "bearer" } },
+      },
+    };
+    const out = withoutUnusedComponents(doc);
+    expect(out.components).toEqual({
+      parameters: { Used: doc.components.parameters.Used },
+      requestBodies: { Hook: { content: {} } },
+      schemas: { Deep: { type: "string" } },
+      securitySchemes: doc.components.securitySchemes,
+    });
+    expect(doc.components.schemas.Orphan).toBeDefined();
   });
 });
 
