@@ -1,5 +1,6 @@
 import type { Client, FetchResponse, MaybeOptionalInit, Middleware } from "openapi-fetch";
 import * as openapiFetch from "openapi-fetch";
+import { type LeadUpsert, type UpsertOptions, upsertLeads } from "./batch.js";
 import type { ApiProblem } from "./errors.js";
 import type { components, paths } from "./generated/schema.js";
 import { type ListPath, type ListQuery, type PaginateArgs, type PaginateOptions, pages, paginate } from "./paginate.js";
@@ -200,6 +201,13 @@ export function createClient(options: ClientOptions) {
     leads: {
       /** @example for await (const lead of client.leads.list({ status: "new" })) console.log(lead.email); */
       list: list("/v1/leads"),
+      /**
+       * Creates or updates any number of leads, 100 a call (see `upsertLeads`).
+       *
+       * @example
+       * const results = await client.leads.upsert(rows, { matchOn: "external_id", onProgress: ({ done }) => console.log(done) });
+       */
+      upsert: (items: readonly LeadUpsert[], options: UpsertOptions) => upsertLeads(client, items, options),
     },
     conversations: {
       /** @example for await (const conversation of client.conversations.list({ state: "open" })) console.log(conversation.id); */

@@ -11,6 +11,15 @@
  * if (error) console.error(error.code);
  * for await (const lead of client.paginate("/v1/leads", { params: { query: { status: "new" } } })) console.log(lead.id);
  */
+
+export {
+  BATCH_SIZE,
+  type BatchPoster,
+  type LeadBatchItem,
+  type LeadUpsert,
+  type UpsertOptions,
+  upsertLeads,
+} from "./batch.js";
 export {
   type ClientOptions,
   type Conversation,

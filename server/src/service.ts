@@ -43,6 +43,7 @@ import { createApp } from "./http/app.ts";
 import { createAuthenticators } from "./http/authenticate.ts";
 import { requestBudget } from "./http/budget.ts";
 import { loadOpenApiDocument } from "./http/openapi-document.ts";
+import { schemaCheck } from "./http/schema-check.ts";
 import { moveLegacyQueue } from "./jobs/legacy-queue.ts";
 import { startQueue } from "./jobs/queue.ts";
 import { withDeadline } from "./lib/deadline.ts";
@@ -259,7 +260,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         }),
         ...workspaceHandlers(),
         ...apiKeyHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
-        ...leadHandlers(changes),
+        ...leadHandlers({ ...changes, checkLead: schemaCheck(openapi.doc, "LeadCreate") }),
         ...conversationHandlers(changes),
         ...ticketHandlers(changes),
         ...eventHandlers({ pool: db.pool, waiters: streamWaiters, openapi: openapi.doc }),

@@ -662,6 +662,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leads/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update leads in a batch
+         * @description Creates or updates up to 100 leads in one call, matched on `external_id` or `email`, with one result per item in
+         *     order. One `Idempotency-Key` covers the whole batch: a retry answers the first answer and writes nothing. Each item
+         *     that changed something emits its own event (`lead.captured` or `lead.updated`); an unchanged one emits none.
+         */
+        post: operations["Leads_batchUpsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/leads/{lead_id}": {
         parameters: {
             query?: never;
@@ -1181,6 +1203,11 @@ export interface components {
          */
         AuthorType: "lead" | "agent" | "system";
         /**
+         * @description What became of one batch item.
+         * @enum {string}
+         */
+        BatchItemResult: "created" | "updated" | "unchanged" | "failed";
+        /**
          * @description Where a conversation takes place.
          * @enum {string}
          */
@@ -1500,7 +1527,7 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
         /** @description Any event. */
         Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
@@ -1622,6 +1649,35 @@ export interface components {
              * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
              */
             version: number;
+        };
+        /** @description One item's outcome, in the order of the request's items. */
+        LeadBatchItem: {
+            result: components["schemas"]["BatchItemResult"];
+            /** @description The lead as it now is; absent when the item failed. */
+            object?: components["schemas"]["Lead"];
+            /** @description Why the item failed (RFC 9457); absent otherwise. */
+            problem?: components["schemas"]["Problem"];
+        };
+        /** @description The outcome of every item of a batch, in the request's order. */
+        LeadBatchResults: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["LeadBatchItem"][];
+        };
+        /**
+         * @description Up to 100 leads, each created or, when one matches, updated. The call counts as one request of the budget and is
+         *     atomic per item, not per batch: each item is written, or fails alone with a problem, whatever the others do.
+         */
+        LeadBatchUpsert: {
+            match_on: components["schemas"]["LeadMatchOn"];
+            /**
+             * @description Each a `LeadCreate`, checked on its own: an item that is not one fails alone (`result: failed`, a
+             *     `VALIDATION_FAILED` problem naming its field as `body.items.N.field`). A matched lead gets the item's fields as
+             *     an update; fields the item leaves out keep their values.
+             */
+            items: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description The data of `lead.captured`. */
         LeadCapturedData: {
@@ -1784,6 +1840,11 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
         };
+        /**
+         * @description What a batch item is matched on to find the lead it updates.
+         * @enum {string}
+         */
+        LeadMatchOn: "external_id" | "email";
         /**
          * @description Where a lead is in the sales funnel. Any status may move to any other.
          * @enum {string}
@@ -7878,6 +7939,219 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Lead"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Leads_batchUpsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example 1e166832-af9c-4826-85d5-9588bf5e8454 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "match_on": "external_id",
+                 *       "items": [
+                 *         {
+                 *           "external_id": "crm-4821",
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com"
+                 *         },
+                 *         {
+                 *           "external_id": "crm-4822",
+                 *           "email": "not-an-address"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadBatchUpsert"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "result": "updated",
+                     *           "object": {
+                     *             "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *             "object": "lead",
+                     *             "email": "ada@example.com",
+                     *             "phone": "+44 20 7946 0958",
+                     *             "name": "Ada Lovelace",
+                     *             "company": "Analytical Engines Ltd",
+                     *             "status": "new",
+                     *             "source": "website",
+                     *             "tags": [
+                     *               "trial",
+                     *               "enterprise"
+                     *             ],
+                     *             "custom_attributes": {
+                     *               "plan": "pro"
+                     *             },
+                     *             "external_id": "crm-4821",
+                     *             "created_at": "2026-11-01T09:30:00Z",
+                     *             "updated_at": "2026-11-01T09:30:00Z",
+                     *             "version": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "result": "failed",
+                     *           "problem": {
+                     *             "type": "/problems/validation-failed",
+                     *             "title": "The request does not match the contract",
+                     *             "status": 400,
+                     *             "code": "VALIDATION_FAILED",
+                     *             "request_id": "req_01JD3Z8K1B2C3D4E5F6G7H8J9K",
+                     *             "errors": [
+                     *               {
+                     *                 "path": "body.items.1.email",
+                     *                 "message": "must be an e-mail address"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LeadBatchResults"];
                 };
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */

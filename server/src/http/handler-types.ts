@@ -53,6 +53,8 @@ interface CallOf<Params, Query, Body> {
 
 /** What a handler may read of the request beyond its checked parameters and body. */
 export interface ApiRequest {
+  /** The request's id (`Request-Id`), which its problems carry as `request_id`. */
+  readonly id: string;
   readonly method: string;
   /** The path, without the query string. */
   readonly path: string;

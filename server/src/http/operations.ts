@@ -153,6 +153,9 @@ class RequestView implements ApiRequest {
   constructor(req: Request) {
     this.#req = req;
   }
+  get id(): string {
+    return (this.#req.res?.locals.requestId as string | undefined) ?? "";
+  }
   get closed(): AbortSignal {
     if (!this.#closed) {
       const controller = new AbortController();

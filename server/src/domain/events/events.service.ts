@@ -97,6 +97,16 @@ export function deferredEventsSql(client: { escapeLiteral(text: string): string 
   return store.outboxInsertSql(events, (text) => client.escapeLiteral(text));
 }
 
+/** How many events wait on `client` for its COMMIT: a mark to go back to with `dropEventsAfter`. */
+export function eventsMark(client: object): number {
+  return deferred.get(client)?.events.length ?? 0;
+}
+
+/** Forgets the events recorded on `client` after `mark`: their change was rolled back to a savepoint. */
+export function dropEventsAfter(client: object, mark: number): void {
+  deferred.get(client)?.events.splice(mark);
+}
+
 /** Writes the events of one change to the outbox, in the caller's transaction and in this order. */
 export async function recordEvents(db: Db, workspaceId: string, changes: readonly Change[]): Promise<string[]> {
   const now = Date.now();

@@ -3,10 +3,13 @@ import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
 import { type RecordEvent, recordEvents } from "../events/events.service.ts";
+import { type LeadBatchDeps, upsertLeads } from "./lead-batch.ts";
 import { deleteLeadAndDetach } from "./lead-deletion.ts";
 import * as leads from "./leads.service.ts";
 
-export function leadHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {
+export function leadHandlers(
+  deps: WriteDeps & LeadBatchDeps & { pool: pg.Pool; record: RecordEvent },
+): OperationHandlers {
   const { pool } = deps;
   return {
     Leads_list: async ({ principal, query }) => ({
@@ -20,6 +23,10 @@ export function leadHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEv
     Leads_create: write(deps, async ({ principal, body }, db) => ({
       status: 201,
       body: await leads.createLead(db, principal.workspaceId, body, deps.record),
+    })),
+    Leads_batchUpsert: write(deps, async ({ principal, body, request }, db) => ({
+      status: 200,
+      body: await upsertLeads(db, principal.workspaceId, body, request.id, deps),
     })),
     Leads_update: write(deps, async ({ principal, params, body }, db) => ({
       status: 200,

@@ -90,6 +90,26 @@ export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<Le
   return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), { types: WIRE_TIMESTAMPS });
 }
 
+/**
+ * The leads whose `external_id`, or e-mail address in any case, is `value`, locked until the transaction ends (at most
+ * two: one matches, two are too many).
+ */
+export async function lockMatchingLeadRows(
+  db: Db,
+  workspaceId: string,
+  matchOn: "external_id" | "email",
+  value: string,
+): Promise<LeadRow[]> {
+  const where = matchOn === "external_id" ? "external_id = $2" : "lower(email) = lower($2)";
+  const { rows } = await db.query<LeadRow>({
+    name: `lock-leads-by-${matchOn}`,
+    text: `SELECT * FROM leads WHERE workspace_id = $1 AND ${where} ORDER BY id LIMIT 2 FOR UPDATE`,
+    values: [workspaceId, value],
+    types: WIRE_TIMESTAMPS,
+  });
+  return rows;
+}
+
 /** The row, locked until the transaction ends: an update compares with it, a deletion holds it. */
 export function lockLeadRow(db: Db, workspaceId: string, id: string): Promise<LeadRow> {
   return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), {

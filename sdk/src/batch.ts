@@ -1,0 +1,83 @@
+import { ApiError, type ApiProblem } from "./errors.js";
+import type { components } from "./generated/schema.js";
+
+/**
+ * A lead to create or update: a `LeadCreate`, matched on its `external_id` or `email`.
+ *
+ * @example
+ * const row: LeadUpsert = { external_id: "crm-4821", name: "Ada Lovelace", email: "ada@example.com" };
+ */
+export type LeadUpsert = components["schemas"]["LeadCreate"];
+/**
+ * What became of one item: `created`, `updated`, `unchanged`, or `failed` with its `problem`.
+ *
+ * @example
+ * if (item.result === "failed") console.log(item.problem?.code, item.problem?.errors);
+ */
+export type LeadBatchItem = components["schemas"]["LeadBatchItem"];
+
+/**
+ * The most items one call of `POST /v1/leads/batch` takes.
+ *
+ * @example
+ * const calls = Math.ceil(rows.length / BATCH_SIZE);
+ */
+export const BATCH_SIZE = 100;
+
+/**
+ * How `upsertLeads` matches and reports.
+ *
+ * @example
+ * const options: UpsertOptions = { matchOn: "email", onProgress: ({ done, total }) => console.log(done, total) };
+ */
+export interface UpsertOptions {
+  /** What an item is matched on to find the lead it updates. */
+  matchOn: "external_id" | "email";
+  /** Called after each call with the results so far (in the items' order) and the number of items. */
+  onProgress?: (progress: { done: number; total: number; results: readonly LeadBatchItem[] }) => void;
+  /** Ends the work between calls and the call in flight. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The client's side of a batch call, as `createClient` makes it.
+ *
+ * @example
+ * const poster: BatchPoster = createClient({ apiKey: "sk_live_…", baseUrl: "https://api.example.com" });
+ */
+export interface BatchPoster {
+  // biome-ignore lint/suspicious/noExplicitAny: openapi-fetch's POST is generic over every path; upsertLeads's own signature is the typed one.
+  POST: (...args: any[]) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+}
+
+/**
+ * Creates or updates any number of leads, 100 a call, in order, and resolves with one result per item. Each call has
+ * its own Idempotency-Key, which the client's retries reuse: a call retried after a lost answer writes nothing twice.
+ * An item that fails does not stop the others (its result says why); a call refused as a whole throws `ApiError`,
+ * and the calls before it stay written.
+ *
+ * @example
+ * const results = await upsertLeads(client, rows, {
+ *   matchOn: "external_id",
+ *   onProgress: ({ done, total }) => console.log(`${done}/${total}`),
+ * });
+ * console.log(results.filter((item) => item.result === "failed").length, "failed");
+ */
+export async function upsertLeads(
+  client: BatchPoster,
+  items: readonly LeadUpsert[],
+  options: UpsertOptions,
+): Promise<LeadBatchItem[]> {
+  const results: LeadBatchItem[] = [];
+  for (let start = 0; start < items.length; start += BATCH_SIZE) {
+    options.signal?.throwIfAborted();
+    const { data, error, response } = await client.POST("/v1/leads/batch", {
+      body: { match_on: options.matchOn, items: items.slice(start, start + BATCH_SIZE) },
+      ...(options.signal && { signal: options.signal }),
+    });
+    if (error !== undefined || data === undefined) throw new ApiError((error ?? {}) as Partial<ApiProblem>, response);
+    results.push(...(data as { data: LeadBatchItem[] }).data);
+    options.onProgress?.({ done: results.length, total: items.length, results });
+  }
+  return results;
+}
