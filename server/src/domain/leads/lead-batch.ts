@@ -1,14 +1,16 @@
 /**
  * `POST /v1/leads/batch`: up to 100 leads, each created, or updated when one matches on `external_id` or e-mail.
- * Atomic per item, not per batch: each item runs under a savepoint of the call's one transaction, so an item that
- * fails is undone alone (its row and its events) and answers its own problem, while the others stand. The call's
- * Idempotency-Key covers the whole batch (`write()`).
+ * Atomic per item, not per batch: an item that fails is undone alone (its row and its events) and answers its own
+ * problem, while the others stand. Where a statement could fail the item (an update that moves `external_id`), it runs
+ * under a savepoint of the call's one transaction; a create whose `external_id` is taken inserts nothing; an item
+ * that changes nothing writes nothing. The call's Idempotency-Key covers the whole batch (`write()`).
  */
+import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { AppError, type FieldError, toProblem } from "../../errors.ts";
 import { dropEventsAfter, eventsMark, type RecordEvent } from "../events/events.service.ts";
-import { createLead, toLead, updateLead } from "./leads.service.ts";
+import { createLead, type Lead, toLead, updateLockedLead } from "./leads.service.ts";
 import { lockMatchingLeadRows } from "./leads.store.ts";
 
 type LeadCreate = components["schemas"]["LeadCreate"];
@@ -37,24 +39,98 @@ export async function upsertLeads(
   requestId: string,
   deps: LeadBatchDeps,
 ): Promise<LeadBatchResults> {
+  const { match_on: matchOn } = batch;
+  const checked = batch.items.map((raw, index) => ({
+    item: raw as LeadCreate,
+    refused: itemErrors(raw, index, batch, deps),
+  }));
+  // Every lead the batch may match, locked at once, in id order: one statement rather than one per item.
+  const keys = checked.flatMap(({ item, refused }) => (refused ? [] : [item[matchOn] as string]));
+  const matches = new Map<string, Lead[]>();
+  for (const row of await lockMatchingLeadRows(db, workspaceId, matchOn, keys)) {
+    const key = keyOf(matchOn, toLead(row)[matchOn] as string);
+    matches.set(key, [...(matches.get(key) ?? []), toLead(row)]);
+  }
   const data: LeadBatchItem[] = [];
-  for (const [index, raw] of batch.items.entries()) {
+  for (const { item, refused } of checked) {
     const failed = (error: AppError): LeadBatchItem => ({ result: "failed", problem: toProblem(error, requestId) });
-    const refused = itemErrors(raw, index, batch.match_on, deps.checkLead);
     if (refused) {
       data.push(failed(refused));
       continue;
     }
-    const outcome = await underSavepoint(db, () => upsertOne(db, workspaceId, batch.match_on, raw as LeadCreate, deps));
+    const key = keyOf(matchOn, item[matchOn] as string);
+    let outcome = await upsertOne(db, workspaceId, matches.get(key) ?? [], item, deps);
     // Another call created the lead with this external_id after this one looked: it is there now, to update.
-    const raced =
-      outcome instanceof AppError && outcome.code === "EXTERNAL_ID_TAKEN" && batch.match_on === "external_id";
-    const settled = raced
-      ? await underSavepoint(db, () => upsertOne(db, workspaceId, batch.match_on, raw as LeadCreate, deps))
-      : outcome;
-    data.push(settled instanceof AppError ? failed(settled) : settled);
+    if (outcome instanceof AppError && outcome.code === "EXTERNAL_ID_TAKEN" && matchOn === "external_id") {
+      const found = (await lockMatchingLeadRows(db, workspaceId, matchOn, [key])).map(toLead);
+      outcome = await upsertOne(db, workspaceId, found, item, deps);
+    }
+    if (outcome instanceof AppError) {
+      data.push(failed(outcome));
+      continue;
+    }
+    // A later item with the same key matches the lead as this one left it.
+    if (outcome.object) matches.set(key, [outcome.object]);
+    data.push(outcome);
   }
   return { object: "list", data };
+}
+
+/** The map key of a matched value: an e-mail address matches in any case. */
+function keyOf(matchOn: MatchOn, value: string): string {
+  return matchOn === "email" ? value.toLowerCase() : value;
+}
+
+/** Why an item cannot be written before trying: not a `LeadCreate`, or without the value it is matched on. */
+function itemErrors(raw: unknown, index: number, batch: LeadBatchUpsert, deps: LeadBatchDeps): AppError | undefined {
+  const errors = deps.checkLead(raw, `/body/items/${index}`);
+  const matchOn = batch.match_on;
+  if (errors.length === 0 && (raw as LeadCreate)[matchOn] === undefined) {
+    errors.push({ path: `body.items.${index}.${matchOn}`, message: `is required to match on ${matchOn}` });
+  }
+  return errors.length > 0 ? new AppError("VALIDATION_FAILED", { errors }) : undefined;
+}
+
+/** One item against the leads it matched (locked): created, updated, unchanged, or the AppError it failed with. */
+async function upsertOne(
+  db: pg.PoolClient,
+  workspaceId: string,
+  matched: readonly Lead[],
+  item: LeadCreate,
+  { record }: LeadBatchDeps,
+): Promise<LeadBatchItem | AppError> {
+  if (matched.length > 1) {
+    return new AppError("LEAD_MATCH_AMBIGUOUS", {
+      detail: `More than one lead has the e-mail address ${item.email}; match these on external_id.`,
+    });
+  }
+  const [current] = matched;
+  if (!current) {
+    // A taken external_id inserts nothing (insertLeadRow): nothing to undo, no savepoint.
+    try {
+      return { result: "created", object: await createLead(db, workspaceId, item, record) };
+    } catch (error) {
+      if (error instanceof AppError) return error;
+      throw error;
+    }
+  }
+  if (unchanged(current, item)) return { result: "unchanged", object: current };
+  const update = async (): Promise<LeadBatchItem> => {
+    const lead = await updateLockedLead(db, workspaceId, current, item, record);
+    return { result: lead.version === current.version ? "unchanged" : "updated", object: lead };
+  };
+  // Only a new external_id can fail the update (taken by another lead); the update of a locked row cannot otherwise.
+  const movesExternalId = item.external_id !== undefined && item.external_id !== current.external_id;
+  return movesExternalId ? underSavepoint(db, update) : update();
+}
+
+/** Whether the item would change nothing of `current`: then no write, no savepoint, no event. */
+function unchanged(current: Lead, item: LeadCreate): boolean {
+  return Object.entries(item).every(([field, value]) =>
+    field === "tags"
+      ? isDeepStrictEqual([...new Set(value as string[])], current.tags)
+      : isDeepStrictEqual(value, current[field as keyof Lead]),
+  );
 }
 
 /** `write`'s outcome, or its AppError with all it did undone (rows and events); any other failure fails the call. */
@@ -71,34 +147,4 @@ async function underSavepoint<T>(db: pg.PoolClient, write: () => Promise<T>): Pr
     dropEventsAfter(db, mark);
     return error;
   }
-}
-
-/** Why an item cannot be written before trying: not a `LeadCreate`, or without the value it is matched on. */
-function itemErrors(raw: unknown, index: number, matchOn: MatchOn, check: SchemaCheck): AppError | undefined {
-  const errors = check(raw, `/body/items/${index}`);
-  const item = raw as LeadCreate;
-  if (errors.length === 0 && item[matchOn] === undefined) {
-    errors.push({ path: `body.items.${index}.${matchOn}`, message: `is required to match on ${matchOn}` });
-  }
-  return errors.length > 0 ? new AppError("VALIDATION_FAILED", { errors }) : undefined;
-}
-
-async function upsertOne(
-  db: pg.PoolClient,
-  workspaceId: string,
-  matchOn: MatchOn,
-  item: LeadCreate,
-  { record }: LeadBatchDeps,
-): Promise<LeadBatchItem> {
-  const matches = await lockMatchingLeadRows(db, workspaceId, matchOn, item[matchOn] as string);
-  if (matches.length > 1) {
-    throw new AppError("LEAD_MATCH_AMBIGUOUS", {
-      detail: `More than one lead has the e-mail address ${item.email}; match these on external_id.`,
-    });
-  }
-  const [match] = matches;
-  if (!match) return { result: "created", object: await createLead(db, workspaceId, item, record) };
-  const current = toLead(match);
-  const lead = await updateLead(db, workspaceId, current.id, item, record);
-  return { result: lead.version === current.version ? "unchanged" : "updated", object: lead };
 }

@@ -87,7 +87,18 @@ export async function updateLead(
   patch: LeadUpdate,
   record: RecordEvent,
 ): Promise<Lead> {
-  const current = toLead(await store.lockLeadRow(db, workspaceId, id));
+  return updateLockedLead(db, workspaceId, toLead(await store.lockLeadRow(db, workspaceId, id)), patch, record);
+}
+
+/** `updateLead` of a lead the caller has locked in this transaction (`current` is its row as locked). */
+export async function updateLockedLead(
+  db: Db,
+  workspaceId: string,
+  current: Lead,
+  patch: LeadUpdate,
+  record: RecordEvent,
+): Promise<Lead> {
+  const id = current.id;
   const values = toValues(patch);
   const changed = changedLeadFields(current, values);
   if (changed.length === 0) return current;

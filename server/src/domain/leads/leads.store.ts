@@ -91,20 +91,24 @@ export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<Le
 }
 
 /**
- * The leads whose `external_id`, or e-mail address in any case, is `value`, locked until the transaction ends (at most
- * two: one matches, two are too many).
+ * The leads whose `external_id`, or e-mail address in any case, is one of `values`, locked until the transaction ends.
+ * They are found and locked through the index of what they match on, in its order, so that two batches lock the leads
+ * they share in the same order; and the statement is planned for its values each time (unnamed): a plan kept for any
+ * values scanned a workspace's leads in id order instead.
  */
 export async function lockMatchingLeadRows(
   db: Db,
   workspaceId: string,
   matchOn: "external_id" | "email",
-  value: string,
+  values: readonly string[],
 ): Promise<LeadRow[]> {
-  const where = matchOn === "external_id" ? "external_id = $2" : "lower(email) = lower($2)";
+  const where =
+    matchOn === "external_id"
+      ? "external_id IS NOT NULL AND external_id = ANY($2::text[])"
+      : "lower(email) = ANY(ARRAY(SELECT lower(v) FROM unnest($2::text[]) v))";
   const { rows } = await db.query<LeadRow>({
-    name: `lock-leads-by-${matchOn}`,
-    text: `SELECT * FROM leads WHERE workspace_id = $1 AND ${where} ORDER BY id LIMIT 2 FOR UPDATE`,
-    values: [workspaceId, value],
+    text: `SELECT * FROM leads WHERE workspace_id = $1 AND ${where} FOR UPDATE`,
+    values: [workspaceId, values],
     types: WIRE_TIMESTAMPS,
   });
   return rows;
@@ -118,12 +122,18 @@ export function lockLeadRow(db: Db, workspaceId: string, id: string): Promise<Le
   });
 }
 
+/**
+ * The new lead's row; 409 `EXTERNAL_ID_TAKEN` when another lead has its `external_id`. A taken `external_id` inserts
+ * nothing rather than failing the statement, so the caller's transaction goes on (a batch's other items need no
+ * savepoint for it).
+ */
 export async function insertLeadRow(db: Db, workspaceId: string, values: Required<LeadValues>): Promise<LeadRow> {
   try {
     const { rows } = await db.query<LeadRow>({
       name: "insert-lead",
       text: `INSERT INTO leads (id, workspace_id, email, phone, name, company, status, source, tags, custom_attributes, external_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (workspace_id, external_id) WHERE external_id IS NOT NULL DO NOTHING RETURNING *`,
       types: WIRE_TIMESTAMPS,
       values: [
         newId("lead"),
@@ -139,10 +149,11 @@ export async function insertLeadRow(db: Db, workspaceId: string, values: Require
         values.external_id,
       ],
     });
-    return rows[0] as LeadRow;
+    if (rows[0]) return rows[0];
   } catch (error) {
     externalIdTaken(error);
   }
+  throw new AppError("EXTERNAL_ID_TAKEN", { detail: "Another lead in this workspace has this external_id." });
 }
 
 export async function updateLeadRow(db: Db, workspaceId: string, id: string, values: LeadValues): Promise<LeadRow> {
