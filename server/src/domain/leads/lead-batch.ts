@@ -44,7 +44,7 @@ export async function upsertLeads(
     item: raw as LeadCreate,
     refused: itemErrors(raw, index, batch, deps),
   }));
-  // Every lead the batch may match, locked at once, in id order: one statement rather than one per item.
+  // Every lead the batch may match, locked at once (lockMatchingLeadRows): one statement rather than one per item.
   const keys = checked.flatMap(({ item, refused }) => (refused ? [] : [item[matchOn] as string]));
   const matches = new Map<string, Lead[]>();
   for (const row of await lockMatchingLeadRows(db, workspaceId, matchOn, keys)) {
