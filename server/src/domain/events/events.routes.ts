@@ -40,10 +40,11 @@ export function eventHandlers(deps: {
       const stream = { ...filters, after_sequence };
       const deadline = Date.now() + (wait ?? 0) * SECOND_MS;
       for (;;) {
+        const since = waiters.mark();
         const page = await events.listStream(pool, principal.workspaceId, stream);
         const left = deadline - Date.now();
         if (page.data.length > 0 || left <= 0 || request.closed.aborted) return { status: 200, body: page };
-        await waiters.wait(principal.workspaceId, left, request.closed);
+        await waiters.wait(principal.workspaceId, left, request.closed, since);
       }
     },
     Events_get: async ({ principal, params }) => ({

@@ -15,10 +15,15 @@ const UNLISTENED_WAIT_MS = 1_000;
 
 export interface StreamWaiters {
   /**
-   * Resolves when an event of this workspace is numbered, after `ms`, or when `signal` aborts, whichever is first.
-   * Never rejects.
+   * A mark of the notifications received so far: taken before a read, and given to `wait` after it, so that an event
+   * numbered while the read ran (its notification came before the reader waited) is not slept through.
    */
-  wait(workspaceId: string, ms: number, signal?: AbortSignal): Promise<void>;
+  mark(): number;
+  /**
+   * Resolves when an event of this workspace is numbered, after `ms`, or when `signal` aborts, whichever is first; at
+   * once when a notification came after `since` (`mark()`). Never rejects.
+   */
+  wait(workspaceId: string, ms: number, signal?: AbortSignal, since?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +42,8 @@ export async function startStreamWaiters(options: {
   const wakeAll = () => {
     for (const workspaceId of [...byWorkspace.keys()]) wake(workspaceId);
   };
+  // Every notification, connection and loss counts: a reader that read before one and waits after it reads again.
+  let notified = 0;
 
   const listener = await startListener({
     settings: options.settings,
@@ -44,15 +51,24 @@ export async function startStreamWaiters(options: {
     name: "event-stream",
     logger: options.logger,
     onNotification(payload) {
+      notified++;
       if (!payload || payload === "*") wakeAll();
       else for (const workspaceId of payload.split(",")) wake(workspaceId);
     },
-    onConnect: wakeAll,
-    onLost: wakeAll,
+    onConnect: () => {
+      notified++;
+      wakeAll();
+    },
+    onLost: () => {
+      notified++;
+      wakeAll();
+    },
   });
 
   return {
-    wait(workspaceId, ms, signal) {
+    mark: () => notified,
+    wait(workspaceId, ms, signal, since) {
+      if (since !== undefined && since !== notified) return Promise.resolve();
       return new Promise<void>((resolve) => {
         let waiting = byWorkspace.get(workspaceId);
         if (!waiting) {
