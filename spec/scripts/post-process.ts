@@ -211,40 +211,17 @@ export function forTypes(input: Json): Json {
 export function eventSchemasOnly(doc: Json, root: string): Json {
   const components = isObject(doc.components) ? doc.components : {};
   const schemas = isObject(components.schemas) ? components.schemas : {};
-  const keep = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const child of node) visit(child);
-      return;
-    }
-    if (!isObject(node)) return;
-    const ref = node.$ref;
-    if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
-      const name = ref.slice("#/components/schemas/".length);
-      if (!keep.has(name)) {
-        keep.add(name);
-        visit(schemas[name]);
-      }
-    }
-    for (const child of Object.values(node)) visit(child);
-  };
-  keep.add(root);
-  visit(schemas[root]);
+  const keep = referencedComponents(components, { $ref: `#/components/schemas/${root}` });
   const kept = Object.fromEntries(
     Object.keys(schemas)
-      .filter((name) => keep.has(name))
+      .filter((name) => keep.has(`#/components/schemas/${name}`))
       .map((name) => [name, schemas[name]]),
   );
   return { openapi: doc.openapi, info: doc.info, paths: {}, components: { schemas: kept } };
 }
 
-/**
- * A copy of a whole document without the components that nothing outside `components` refers to, directly or through
- * other components (security schemes, which requirements name rather than reference, are all kept).
- */
-export function withoutUnusedComponents(input: Json): Json {
-  const doc = structuredClone(input);
-  const components = isObject(doc.components) ? doc.components : {};
+/** Every `#/components/…` reference reachable from `start`, directly or through the components it refers to. */
+function referencedComponents(components: Json, start: unknown): Set<string> {
   const used = new Set<string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -261,7 +238,18 @@ export function withoutUnusedComponents(input: Json): Json {
     }
     for (const child of Object.values(node)) visit(child);
   };
-  visit({ ...doc, components: undefined });
+  visit(start);
+  return used;
+}
+
+/**
+ * A copy of a whole document without the components that nothing outside `components` refers to, directly or through
+ * other components (security schemes, which requirements name rather than reference, are all kept).
+ */
+export function withoutUnusedComponents(input: Json): Json {
+  const doc = structuredClone(input);
+  const components = isObject(doc.components) ? doc.components : {};
+  const used = referencedComponents(components, { ...doc, components: undefined });
   for (const [group, entries] of Object.entries(components)) {
     if (group === "securitySchemes" || !isObject(entries)) continue;
     for (const name of Object.keys(entries)) {
