@@ -39,7 +39,7 @@ async function setup() {
       `SELECT ((SELECT count(*) FROM events WHERE workspace_id = $1)
              + (SELECT count(*) FROM event_outbox WHERE workspace_id = $1))::int AS n`,
     );
-  return { batch, leads, events };
+  return { batch, leads, events, workspaceId };
 }
 
 describe("POST /v1/leads/batch", () => {
@@ -132,6 +132,48 @@ describe("POST /v1/leads/batch", () => {
     expect(answer.data[1]?.problem?.request_id).toMatch(/^req_/);
     expect(await leads()).toBe(leadsBefore + 2);
     expect(await events()).toBe(eventsBefore + 2);
+  });
+
+  it("records the events of creates and updates in item order, and fails a second create of one external_id", async () => {
+    const { batch, workspaceId } = await setup();
+    await batch({ match_on: "external_id", items: [{ external_id: "old", name: "Old" }] });
+    const answer = await batch({
+      match_on: "email",
+      items: [
+        { email: "a@example.com", external_id: "dup" },
+        { email: "b@example.com", external_id: "dup" },
+        { email: "c@example.com" },
+      ],
+    });
+    expect(answer.data.map((item) => item.result)).toEqual(["created", "failed", "created"]);
+    expect(answer.data[1]?.problem).toMatchObject({ code: "EXTERNAL_ID_TAKEN" });
+    const pool = service().service.db.pool;
+    const last = async () =>
+      Number(
+        (await pool.query("SELECT coalesce(max(sequence), 0) AS n FROM events WHERE workspace_id = $1", [workspaceId]))
+          .rows[0].n,
+      );
+    const before = await last();
+    const mixed = await batch({
+      match_on: "external_id",
+      items: [
+        { external_id: "n1", name: "New one" },
+        { external_id: "old", name: "Renamed" },
+        { external_id: "n2", name: "New two" },
+      ],
+    });
+    expect(mixed.data.map((item) => item.result)).toEqual(["created", "updated", "created"]);
+    // The write answers once its events are numbered (the sequencer's settle).
+    const { rows } = await pool.query(
+      `SELECT type, data->'object'->>'id' AS id FROM events
+        WHERE workspace_id = $1 AND data->'object'->>'id' = ANY($2) AND sequence > $3 ORDER BY sequence`,
+      [workspaceId, mixed.data.map((item) => item.object?.id), before],
+    );
+    expect(rows).toEqual([
+      { type: "lead.captured", id: mixed.data[0]?.object?.id },
+      { type: "lead.updated", id: mixed.data[1]?.object?.id },
+      { type: "lead.captured", id: mixed.data[2]?.object?.id },
+    ]);
   });
 
   it("refuses to guess when an e-mail matches two leads", async () => {

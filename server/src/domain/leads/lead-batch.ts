@@ -9,9 +9,10 @@ import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { AppError, type FieldError, toProblem } from "../../errors.ts";
+import { newId } from "../../lib/ids.ts";
 import { dropEventsAfter, eventsMark, type RecordEvent } from "../events/events.service.ts";
-import { createLead, type Lead, toLead, updateLockedLead } from "./leads.service.ts";
-import { lockMatchingLeadRows } from "./leads.store.ts";
+import { capturedLead, createLead, type Lead, newLeadValues, toLead, updateLockedLead } from "./leads.service.ts";
+import { insertLeadRows, type LeadRow, lockMatchingLeadRows } from "./leads.store.ts";
 
 type LeadCreate = components["schemas"]["LeadCreate"];
 type LeadBatchUpsert = components["schemas"]["LeadBatchUpsert"];
@@ -51,15 +52,19 @@ export async function upsertLeads(
     const key = keyOf(matchOn, toLead(row)[matchOn] as string);
     matches.set(key, [...(matches.get(key) ?? []), toLead(row)]);
   }
+  const inserted = await insertCreates(db, workspaceId, checked, matches, matchOn);
   const data: LeadBatchItem[] = [];
-  for (const { item, refused } of checked) {
+  for (const [index, { item, refused }] of checked.entries()) {
     const failed = (error: AppError): LeadBatchItem => ({ result: "failed", problem: toProblem(error, requestId) });
     if (refused) {
       data.push(failed(refused));
       continue;
     }
     const key = keyOf(matchOn, item[matchOn] as string);
-    let outcome = await upsertOne(db, workspaceId, matches.get(key) ?? [], item, deps);
+    const row = inserted.get(index);
+    let outcome = row
+      ? { result: "created" as const, object: await capturedLead(db, workspaceId, row, deps.record) }
+      : await upsertOne(db, workspaceId, matches.get(key) ?? [], item, deps);
     // Another call created the lead with this external_id after this one looked: it is there now, to update.
     if (outcome instanceof AppError && outcome.code === "EXTERNAL_ID_TAKEN" && matchOn === "external_id") {
       const found = (await lockMatchingLeadRows(db, workspaceId, matchOn, [key])).map(toLead);
@@ -74,6 +79,31 @@ export async function upsertLeads(
     data.push(outcome);
   }
   return { object: "list", data };
+}
+
+/**
+ * The rows of the items that create a lead (valid, the first of their key, matching none), inserted in one statement;
+ * the loop then records their events in item order. An item missing here (its external_id was taken meanwhile) goes
+ * the way of the others, one at a time.
+ */
+async function insertCreates(
+  db: pg.PoolClient,
+  workspaceId: string,
+  checked: readonly { item: LeadCreate; refused: AppError | undefined }[],
+  matches: ReadonlyMap<string, Lead[]>,
+  matchOn: MatchOn,
+): Promise<Map<number, LeadRow>> {
+  const seen = new Set<string>();
+  const creates: { index: number; id: string; values: ReturnType<typeof newLeadValues> }[] = [];
+  for (const [index, { item, refused }] of checked.entries()) {
+    if (refused) continue;
+    const key = keyOf(matchOn, item[matchOn] as string);
+    if (!seen.has(key) && !matches.has(key)) creates.push({ index, id: newId("lead"), values: newLeadValues(item) });
+    seen.add(key);
+  }
+  if (creates.length === 0) return new Map();
+  const rows = new Map((await insertLeadRows(db, workspaceId, creates)).map((row) => [row.id, row]));
+  return new Map(creates.flatMap(({ index, id }) => (rows.has(id) ? [[index, rows.get(id) as LeadRow]] : [])));
 }
 
 /** The map key of a matched value: an e-mail address matches in any case. */

@@ -53,7 +53,19 @@ export async function getLead(db: Db, workspaceId: string, id: string): Promise<
 }
 
 export async function createLead(db: Db, workspaceId: string, input: LeadCreate, record: RecordEvent): Promise<Lead> {
-  const row = await store.insertLeadRow(db, workspaceId, {
+  return capturedLead(db, workspaceId, await store.insertLeadRow(db, workspaceId, newLeadValues(input)), record);
+}
+
+/** A new lead's row as the wire shows it, its `lead.captured` recorded. */
+export async function capturedLead(db: Db, workspaceId: string, row: LeadRow, record: RecordEvent): Promise<Lead> {
+  const lead = toLead(row);
+  await record(db, workspaceId, "lead.captured", { object: lead });
+  return lead;
+}
+
+/** Every column of a new lead: what `input` leaves out takes its default. */
+export function newLeadValues(input: LeadCreate): Required<LeadValues> {
+  return {
     email: null,
     phone: null,
     name: null,
@@ -64,10 +76,7 @@ export async function createLead(db: Db, workspaceId: string, input: LeadCreate,
     ...toValues(input),
     tags: [...new Set(input.tags ?? [])],
     custom_attributes: JSON.stringify(input.custom_attributes ?? {}),
-  });
-  const lead = toLead(row);
-  await record(db, workspaceId, "lead.captured", { object: lead });
-  return lead;
+  };
 }
 
 type LeadField = keyof LeadValues & keyof Lead;

@@ -156,6 +156,29 @@ export async function insertLeadRow(db: Db, workspaceId: string, values: Require
   throw new AppError("EXTERNAL_ID_TAKEN", { detail: "Another lead in this workspace has this external_id." });
 }
 
+/**
+ * Many new leads in one statement, each with its id: the rows inserted, in any order. A lead whose `external_id` is
+ * taken (by another lead, or by an earlier one of `leads`) inserts nothing and has no row here; the statement never
+ * fails for it, so the caller finds which ones are missing by id.
+ */
+export async function insertLeadRows(
+  db: Db,
+  workspaceId: string,
+  leads: readonly { id: string; values: Required<LeadValues> }[],
+): Promise<LeadRow[]> {
+  const records = leads.map(({ id, values }) => ({ ...values, id }));
+  const { rows } = await db.query<LeadRow>({
+    text: `INSERT INTO leads (id, workspace_id, email, phone, name, company, status, source, tags, custom_attributes, external_id)
+     SELECT r.id, $1, r.email, r.phone, r.name, r.company, r.status, r.source, r.tags, r.custom_attributes::jsonb, r.external_id
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, email text, phone text, name text, company text, status text,
+                                               source text, tags text[], custom_attributes text, external_id text)
+     ON CONFLICT (workspace_id, external_id) WHERE external_id IS NOT NULL DO NOTHING RETURNING *`,
+    types: WIRE_TIMESTAMPS,
+    values: [workspaceId, JSON.stringify(records)],
+  });
+  return rows;
+}
+
 export async function updateLeadRow(db: Db, workspaceId: string, id: string, values: LeadValues): Promise<LeadRow> {
   let row: LeadRow | undefined;
   try {
