@@ -17,7 +17,22 @@ export type LeadUpsert = components["schemas"]["LeadCreate"];
 export type LeadBatchItem = components["schemas"]["LeadBatchItem"];
 
 /**
- * The most items one call of `POST /v1/leads/batch` takes.
+ * A ticket to create or update: a `TicketCreate` with its `external_id`, which it is matched on.
+ *
+ * @example
+ * const row: TicketUpsert = { external_id: "zd-1042", subject: "Cannot export invoices", status: "open" };
+ */
+export type TicketUpsert = components["schemas"]["TicketCreate"] & { external_id: string };
+/**
+ * What became of one ticket item, as `LeadBatchItem` for leads.
+ *
+ * @example
+ * if (item.result === "failed") console.log(item.problem?.code);
+ */
+export type TicketBatchItem = components["schemas"]["TicketBatchItem"];
+
+/**
+ * The most items one call of `POST /v1/leads/batch` or `POST /v1/tickets/batch` takes.
  *
  * @example
  * const calls = Math.ceil(rows.length / BATCH_SIZE);
@@ -25,18 +40,27 @@ export type LeadBatchItem = components["schemas"]["LeadBatchItem"];
 export const BATCH_SIZE = 100;
 
 /**
+ * How `upsertTickets` reports, and how it stops.
+ *
+ * @example
+ * const options: BatchOptions<TicketBatchItem> = { onProgress: ({ done, total }) => console.log(done, total) };
+ */
+export interface BatchOptions<Result> {
+  /** Called after each call with the results so far (in the items' order) and the number of items. */
+  onProgress?: (progress: { done: number; total: number; results: readonly Result[] }) => void;
+  /** Ends the work between calls and the call in flight. */
+  signal?: AbortSignal;
+}
+
+/**
  * How `upsertLeads` matches and reports.
  *
  * @example
  * const options: UpsertOptions = { matchOn: "email", onProgress: ({ done, total }) => console.log(done, total) };
  */
-export interface UpsertOptions {
+export interface UpsertOptions extends BatchOptions<LeadBatchItem> {
   /** What an item is matched on to find the lead it updates. */
   matchOn: "external_id" | "email";
-  /** Called after each call with the results so far (in the items' order) and the number of items. */
-  onProgress?: (progress: { done: number; total: number; results: readonly LeadBatchItem[] }) => void;
-  /** Ends the work between calls and the call in flight. */
-  signal?: AbortSignal;
 }
 
 /**
@@ -63,20 +87,46 @@ export interface BatchPoster {
  * });
  * console.log(results.filter((item) => item.result === "failed").length, "failed");
  */
-export async function upsertLeads(
+export function upsertLeads(
   client: BatchPoster,
   items: readonly LeadUpsert[],
   options: UpsertOptions,
 ): Promise<LeadBatchItem[]> {
-  const results: LeadBatchItem[] = [];
+  return upsertInCalls(client, "/v1/leads/batch", options.matchOn, items, options);
+}
+
+/**
+ * Creates or updates any number of tickets, 100 a call, matched on their `external_id`, in order, as `upsertLeads`
+ * does for leads. A matched ticket's `status` must follow the legal moves; an item that cannot fails alone.
+ *
+ * @example
+ * const results = await upsertTickets(client, [{ external_id: "zd-1042", subject: "Cannot export", status: "open" }]);
+ * console.log(results[0]?.result); // "created"
+ */
+export function upsertTickets(
+  client: BatchPoster,
+  items: readonly TicketUpsert[],
+  options: BatchOptions<TicketBatchItem> = {},
+): Promise<TicketBatchItem[]> {
+  return upsertInCalls(client, "/v1/tickets/batch", "external_id", items, options);
+}
+
+async function upsertInCalls<Result>(
+  client: BatchPoster,
+  path: string,
+  matchOn: string,
+  items: readonly unknown[],
+  options: BatchOptions<Result>,
+): Promise<Result[]> {
+  const results: Result[] = [];
   for (let start = 0; start < items.length; start += BATCH_SIZE) {
     options.signal?.throwIfAborted();
-    const { data, error, response } = await client.POST("/v1/leads/batch", {
-      body: { match_on: options.matchOn, items: items.slice(start, start + BATCH_SIZE) },
+    const { data, error, response } = await client.POST(path, {
+      body: { match_on: matchOn, items: items.slice(start, start + BATCH_SIZE) },
       ...(options.signal && { signal: options.signal }),
     });
     if (error !== undefined || data === undefined) throw new ApiError((error ?? {}) as Partial<ApiProblem>, response);
-    results.push(...(data as { data: LeadBatchItem[] }).data);
+    results.push(...(data as { data: Result[] }).data);
     options.onProgress?.({ done: results.length, total: items.length, results });
   }
   return results;

@@ -1,6 +1,14 @@
 import type { Client, FetchResponse, MaybeOptionalInit, Middleware } from "openapi-fetch";
 import * as openapiFetch from "openapi-fetch";
-import { type LeadUpsert, type UpsertOptions, upsertLeads } from "./batch.js";
+import {
+  type BatchOptions,
+  type LeadUpsert,
+  type TicketBatchItem,
+  type TicketUpsert,
+  type UpsertOptions,
+  upsertLeads,
+  upsertTickets,
+} from "./batch.js";
 import type { ApiProblem } from "./errors.js";
 import type { components, paths } from "./generated/schema.js";
 import { type ListPath, type ListQuery, type PaginateArgs, type PaginateOptions, pages, paginate } from "./paginate.js";
@@ -226,6 +234,14 @@ export function createClient(options: ClientOptions) {
     tickets: {
       /** @example for await (const ticket of client.tickets.list({ status: "open" })) console.log(ticket.number); */
       list: list("/v1/tickets"),
+      /**
+       * Creates or updates any number of tickets by `external_id`, 100 a call (see `upsertTickets`).
+       *
+       * @example
+       * const results = await client.tickets.upsert(rows, { onProgress: ({ done }) => console.log(done) });
+       */
+      upsert: (items: readonly TicketUpsert[], options?: BatchOptions<TicketBatchItem>) =>
+        upsertTickets(client, items, options),
     },
     events: {
       /** @example for await (const event of client.events.list({ type: "lead.captured" })) console.log(event.id); */

@@ -14,11 +14,15 @@
 
 export {
   BATCH_SIZE,
+  type BatchOptions,
   type BatchPoster,
   type LeadBatchItem,
   type LeadUpsert,
+  type TicketBatchItem,
+  type TicketUpsert,
   type UpsertOptions,
   upsertLeads,
+  upsertTickets,
 } from "./batch.js";
 export {
   type ClientOptions,

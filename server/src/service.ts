@@ -262,7 +262,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
         ...apiKeyHandlers({ apiKeys: createApiKeyService(db.pool, { onKeyChanged: keys.forget }) }),
         ...leadHandlers({ ...changes, checkLead: schemaCheck(openapi.doc, "LeadCreate") }),
         ...conversationHandlers(changes),
-        ...ticketHandlers(changes),
+        ...ticketHandlers({ ...changes, checkTicket: schemaCheck(openapi.doc, "TicketCreate") }),
         ...eventHandlers({ pool: db.pool, waiters: streamWaiters, openapi: openapi.doc }),
         ...webhookHandlers({ ...writes, urls, queue }),
       },

@@ -736,6 +736,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tickets/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update tickets in a batch
+         * @description Creates or updates up to 100 tickets in one call, matched on `external_id`, with one result per item in order.
+         *     One `Idempotency-Key` covers the whole batch: a retry answers the first answer and writes nothing. Each item that
+         *     changed something emits its own `ticket.updated`; an unchanged one emits none.
+         */
+        post: operations["Tickets_batchUpsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets/{ticket_id}": {
         parameters: {
             query?: never;
@@ -1653,7 +1675,7 @@ export interface components {
         /** @description One item's outcome, in the order of the request's items. */
         LeadBatchItem: {
             result: components["schemas"]["BatchItemResult"];
-            /** @description The lead as it now is; absent when the item failed. */
+            /** @description The object as it now is; absent when the item failed. */
             object?: components["schemas"]["Lead"];
             /** @description Why the item failed (RFC 9457); absent otherwise. */
             problem?: components["schemas"]["Problem"];
@@ -2195,6 +2217,7 @@ export interface components {
          *       "due_at": "2026-11-03T17:00:00Z",
          *       "solved_at": null,
          *       "closed_at": null,
+         *       "external_id": "zd-1042",
          *       "created_at": "2026-11-01T10:00:00Z",
          *       "updated_at": "2026-11-01T10:05:00Z",
          *       "version": 2
@@ -2220,6 +2243,8 @@ export interface components {
             due_at: string | null;
             solved_at: string | null;
             closed_at: string | null;
+            /** @description Your id of the ticket (from a help desk you sync with), unique in the workspace; null when none was given. */
+            external_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2229,6 +2254,36 @@ export interface components {
              * @description 1 when created, one more at each change: a receiver keeps the highest it has seen and drops an older delivery.
              */
             version: number;
+        };
+        /** @description One item's outcome, in the order of the request's items. */
+        TicketBatchItem: {
+            result: components["schemas"]["BatchItemResult"];
+            /** @description The object as it now is; absent when the item failed. */
+            object?: components["schemas"]["Ticket"];
+            /** @description Why the item failed (RFC 9457); absent otherwise. */
+            problem?: components["schemas"]["Problem"];
+        };
+        /** @description The outcome of every item of a batch, in the request's order. */
+        TicketBatchResults: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["TicketBatchItem"][];
+        };
+        /**
+         * @description Up to 100 tickets, each created or, when one matches, updated. The call counts as one request of the budget and is
+         *     atomic per item, not per batch: each item is written, or fails alone with a problem, whatever the others do.
+         */
+        TicketBatchUpsert: {
+            match_on: components["schemas"]["TicketMatchOn"];
+            /**
+             * @description Each a `TicketCreate` with its `external_id`, checked on its own: an item that is not one fails alone
+             *     (`result: failed`, a `VALIDATION_FAILED` problem naming its field as `body.items.N.field`). A matched ticket gets
+             *     the item's fields as an update (its `status` must then follow the legal moves); fields the item leaves out keep
+             *     their values.
+             */
+            items: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description A new ticket. */
         TicketCreate: {
@@ -2244,6 +2299,7 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             /** Format: date-time */
             due_at?: string;
+            external_id?: string;
         };
         /**
          * @description Id of a ticket (the workspace-wide `number` is separate).
@@ -2260,6 +2316,11 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
         };
+        /**
+         * @description What a batch item is matched on to find the ticket it updates.
+         * @enum {string}
+         */
+        TicketMatchOn: "external_id";
         /**
          * @description Lifecycle of a ticket. Legal moves (anything else is a 409 `INVALID_STATE_TRANSITION`):
          *
@@ -2288,6 +2349,7 @@ export interface components {
             assignee?: string | null;
             tags?: components["schemas"]["Tag"][];
             due_at?: string | null;
+            external_id?: string | null;
         };
         /** @description The data of `ticket.updated`. Creating a ticket is a change too: all its fields are listed then. */
         TicketUpdatedData: {
@@ -2327,6 +2389,7 @@ export interface components {
          *           "due_at": "2026-11-03T17:00:00Z",
          *           "solved_at": null,
          *           "closed_at": null,
+         *           "external_id": "zd-1042",
          *           "created_at": "2026-11-01T10:00:00Z",
          *           "updated_at": "2026-11-01T10:05:00Z",
          *           "version": 2
@@ -8710,6 +8773,11 @@ export interface operations {
                  */
                 assignee?: string;
                 /**
+                 * @description Only the ticket with this `external_id`.
+                 * @example crm-4821
+                 */
+                external_id?: string;
+                /**
                  * @description Only tickets created at or after this time.
                  * @example 2026-01-01T00:00:00Z
                  */
@@ -8759,6 +8827,7 @@ export interface operations {
                      *           "due_at": "2026-11-03T17:00:00Z",
                      *           "solved_at": null,
                      *           "closed_at": null,
+                     *           "external_id": "zd-1042",
                      *           "created_at": "2026-11-01T10:00:00Z",
                      *           "updated_at": "2026-11-01T10:05:00Z",
                      *           "version": 2
@@ -8902,12 +8971,227 @@ export interface operations {
                      *       "due_at": "2026-11-03T17:00:00Z",
                      *       "solved_at": null,
                      *       "closed_at": null,
+                     *       "external_id": "zd-1042",
                      *       "created_at": "2026-11-01T10:00:00Z",
                      *       "updated_at": "2026-11-01T10:05:00Z",
                      *       "version": 2
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Tickets_batchUpsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @example e4fd052f-e20a-4abc-926f-340433582a93 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "match_on": "external_id",
+                 *       "items": [
+                 *         {
+                 *           "external_id": "zd-1042",
+                 *           "subject": "Cannot export invoices",
+                 *           "status": "open"
+                 *         },
+                 *         {
+                 *           "external_id": "zd-1043",
+                 *           "subject": ""
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketBatchUpsert"];
+            };
+        };
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "result": "updated",
+                     *           "object": {
+                     *             "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+                     *             "object": "ticket",
+                     *             "number": 42,
+                     *             "subject": "Cannot export invoices",
+                     *             "description": "The export button does nothing since Monday.",
+                     *             "status": "open",
+                     *             "priority": "high",
+                     *             "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *             "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+                     *             "assignee": "agent@example.com",
+                     *             "tags": [
+                     *               "billing"
+                     *             ],
+                     *             "due_at": "2026-11-03T17:00:00Z",
+                     *             "solved_at": null,
+                     *             "closed_at": null,
+                     *             "external_id": "zd-1042",
+                     *             "created_at": "2026-11-01T10:00:00Z",
+                     *             "updated_at": "2026-11-01T10:05:00Z",
+                     *             "version": 2
+                     *           }
+                     *         },
+                     *         {
+                     *           "result": "failed",
+                     *           "problem": {
+                     *             "type": "/problems/validation-failed",
+                     *             "title": "The request does not match the contract",
+                     *             "status": 400,
+                     *             "code": "VALIDATION_FAILED",
+                     *             "request_id": "req_01JD3Z8K1B2C3D4E5F6G7H8J9K",
+                     *             "errors": [
+                     *               {
+                     *                 "path": "body.items.1.subject",
+                     *                 "message": "must NOT have fewer than 1 characters"
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketBatchResults"];
                 };
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
@@ -9070,6 +9354,7 @@ export interface operations {
                      *       "due_at": "2026-11-03T17:00:00Z",
                      *       "solved_at": null,
                      *       "closed_at": null,
+                     *       "external_id": "zd-1042",
                      *       "created_at": "2026-11-01T10:00:00Z",
                      *       "updated_at": "2026-11-01T10:05:00Z",
                      *       "version": 2
@@ -9207,6 +9492,7 @@ export interface operations {
                      *       "due_at": "2026-11-03T17:00:00Z",
                      *       "solved_at": null,
                      *       "closed_at": null,
+                     *       "external_id": "zd-1042",
                      *       "created_at": "2026-11-01T10:00:00Z",
                      *       "updated_at": "2026-11-01T10:05:00Z",
                      *       "version": 2

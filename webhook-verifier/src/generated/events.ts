@@ -616,6 +616,7 @@ export interface components {
          *       "due_at": "2026-11-03T17:00:00Z",
          *       "solved_at": null,
          *       "closed_at": null,
+         *       "external_id": "zd-1042",
          *       "created_at": "2026-11-01T10:00:00Z",
          *       "updated_at": "2026-11-01T10:05:00Z",
          *       "version": 2
@@ -641,6 +642,8 @@ export interface components {
             due_at: string | null;
             solved_at: string | null;
             closed_at: string | null;
+            /** @description Your id of the ticket (from a help desk you sync with), unique in the workspace; null when none was given. */
+            external_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -711,6 +714,7 @@ export interface components {
          *           "due_at": "2026-11-03T17:00:00Z",
          *           "solved_at": null,
          *           "closed_at": null,
+         *           "external_id": "zd-1042",
          *           "created_at": "2026-11-01T10:00:00Z",
          *           "updated_at": "2026-11-01T10:05:00Z",
          *           "version": 2

@@ -53,12 +53,12 @@ export async function getLead(db: Db, workspaceId: string, id: string): Promise<
 }
 
 export async function createLead(db: Db, workspaceId: string, input: LeadCreate, record: RecordEvent): Promise<Lead> {
-  return capturedLead(db, workspaceId, await store.insertLeadRow(db, workspaceId, newLeadValues(input)), record);
+  const lead = toLead(await store.insertLeadRow(db, workspaceId, newLeadValues(input)));
+  return capturedLead(db, workspaceId, lead, record);
 }
 
-/** A new lead's row as the wire shows it, its `lead.captured` recorded. */
-export async function capturedLead(db: Db, workspaceId: string, row: LeadRow, record: RecordEvent): Promise<Lead> {
-  const lead = toLead(row);
+/** A new lead, its `lead.captured` recorded. */
+export async function capturedLead(db: Db, workspaceId: string, lead: Lead, record: RecordEvent): Promise<Lead> {
   await record(db, workspaceId, "lead.captured", { object: lead });
   return lead;
 }

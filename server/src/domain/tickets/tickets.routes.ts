@@ -3,9 +3,12 @@ import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { type WriteDeps, write } from "../../http/write.ts";
 import type { RecordEvent } from "../events/events.service.ts";
+import { type TicketBatchDeps, upsertTickets } from "./ticket-batch.ts";
 import * as tickets from "./tickets.service.ts";
 
-export function ticketHandlers(deps: WriteDeps & { pool: pg.Pool; record: RecordEvent }): OperationHandlers {
+export function ticketHandlers(
+  deps: WriteDeps & TicketBatchDeps & { pool: pg.Pool; record: RecordEvent },
+): OperationHandlers {
   const { pool } = deps;
   return {
     Tickets_list: async ({ principal, query }) => ({
@@ -19,6 +22,10 @@ export function ticketHandlers(deps: WriteDeps & { pool: pg.Pool; record: Record
     Tickets_create: write(deps, async ({ principal, body }, db) => ({
       status: 201,
       body: await tickets.createTicket(db, principal.workspaceId, body, deps.record),
+    })),
+    Tickets_batchUpsert: write(deps, async ({ principal, body, request }, db) => ({
+      status: 200,
+      body: await upsertTickets(db, principal.workspaceId, body, request.id, deps),
     })),
     Tickets_update: write(deps, async ({ principal, params, body }, db) => ({
       status: 200,

@@ -24,6 +24,7 @@ const ROW: TicketRow = {
   due_at: new Date("2026-11-05T17:00:00.000Z"),
   solved_at: null,
   closed_at: null,
+  external_id: null,
   created_at: new Date("2026-10-30T08:00:00.000Z"),
   updated_at: new Date("2026-10-30T08:00:00.000Z"),
   version: 1,

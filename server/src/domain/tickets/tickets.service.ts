@@ -48,6 +48,7 @@ export function toTicket(row: TicketRow): Ticket {
     due_at: iso(row.due_at),
     solved_at: iso(row.solved_at),
     closed_at: iso(row.closed_at),
+    external_id: row.external_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     version: row.version,
@@ -128,6 +129,7 @@ export async function createTicket(
     assignee: input.assignee ?? null,
     tags: [...new Set(input.tags ?? [])],
     due_at: input.due_at ?? null,
+    external_id: input.external_id ?? null,
   });
   const ticket = toTicket(row);
   await record(db, workspaceId, "ticket.updated", {
@@ -148,11 +150,23 @@ export async function updateTicket(
   now: Date = new Date(),
 ): Promise<Ticket> {
   const current = toTicket(await store.lockTicketRow(db, workspaceId, id));
+  return updateLockedTicket(db, workspaceId, current, patch, record, now);
+}
+
+/** `updateTicket` of a ticket the caller has locked (`current`, as it is stored). */
+export async function updateLockedTicket(
+  db: Db,
+  workspaceId: string,
+  current: Ticket,
+  patch: TicketUpdate,
+  record: RecordEvent,
+  now: Date = new Date(),
+): Promise<Ticket> {
   if (patch.lead_id) await requireLead(db, workspaceId, patch.lead_id);
   if (patch.conversation_id) await requireConversation(db, workspaceId, patch.conversation_id);
   const { changes, changed } = ticketChanges(current, patch, now);
   if (changed.length === 0) return current;
-  const ticket = toTicket(await store.updateTicketRow(db, workspaceId, id, changes, changed));
+  const ticket = toTicket(await store.updateTicketRow(db, workspaceId, current.id, changes, changed));
   await record(db, workspaceId, "ticket.updated", {
     object: ticket,
     changed_fields: changed,

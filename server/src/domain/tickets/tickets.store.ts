@@ -1,7 +1,7 @@
 /** All SQL of tickets and their per-workspace numbers. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
 import type { Db } from "../../db/db.ts";
-import { findInWorkspace, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 
@@ -21,6 +21,7 @@ export interface TicketRow {
   due_at: Date | null;
   solved_at: Date | null;
   closed_at: Date | null;
+  external_id: string | null;
   created_at: Date;
   updated_at: Date;
   version: number;
@@ -39,6 +40,7 @@ export const TICKET_FIELDS = [
   "due_at",
   "solved_at",
   "closed_at",
+  "external_id",
 ] as const;
 
 export type TicketField = (typeof TICKET_FIELDS)[number];
@@ -56,6 +58,7 @@ export interface TicketChanges {
   due_at?: string | null;
   solved_at?: string | null;
   closed_at?: string | null;
+  external_id?: string | null;
 }
 
 export interface TicketFilters {
@@ -63,12 +66,24 @@ export interface TicketFilters {
   priority?: TicketRow["priority"];
   lead_id?: string;
   assignee?: string;
+  external_id?: string;
   created_after?: string;
   updated_after?: string;
 }
 
 const ticketNotFound = (id: string) =>
   new AppError("TICKET_NOT_FOUND", { detail: `No ticket ${id} in this workspace.` });
+
+/** The unique external_id as its 409, any other failure as it is. */
+function externalIdTaken(error: unknown): never {
+  if (isUniqueViolation(error, "tickets_external_id")) {
+    throw new AppError("EXTERNAL_ID_TAKEN", {
+      detail: "Another ticket in this workspace has this external_id.",
+      cause: error,
+    });
+  }
+  throw error;
+}
 
 export function listTicketRows<Item>(
   db: Db,
@@ -88,6 +103,7 @@ export function listTicketRows<Item>(
         ["priority = ?", filters.priority],
         ["lead_id = ?", filters.lead_id],
         ["assignee = ?", filters.assignee],
+        ["external_id = ?", filters.external_id],
         ["created_at >= ?", filters.created_after],
         ["updated_at >= ?", filters.updated_after],
       ],
@@ -99,6 +115,20 @@ export function listTicketRows<Item>(
 
 export function findTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
   return findInWorkspace<TicketRow>(db, "tickets", workspaceId, id, () => ticketNotFound(id));
+}
+
+/** The tickets whose `external_id` is one of `externalIds`, locked until the transaction ends (a batch matches them). */
+export async function lockTicketRowsByExternalId(
+  db: Db,
+  workspaceId: string,
+  externalIds: readonly string[],
+): Promise<TicketRow[]> {
+  const { rows } = await db.query<TicketRow>({
+    text: `SELECT * FROM tickets WHERE workspace_id = $1 AND external_id IS NOT NULL AND external_id = ANY($2::text[])
+            ORDER BY external_id FOR UPDATE`,
+    values: [workspaceId, externalIds],
+  });
+  return rows;
 }
 
 /** The row, locked until the transaction ends: a change compares with it and records its previous values. */
@@ -128,28 +158,33 @@ export async function insertTicketRow(
   number: number,
   values: Required<Omit<TicketChanges, "solved_at" | "closed_at">>,
 ): Promise<TicketRow> {
-  const { rows } = await db.query<TicketRow>(
-    `INSERT INTO tickets (id, workspace_id, number, subject, description, status, priority, lead_id, conversation_id,
-                          assignee, tags, due_at, solved_at, closed_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-             CASE WHEN $6 = 'solved' THEN now() END, CASE WHEN $6 = 'closed' THEN now() END)
-     RETURNING *`,
-    [
-      newId("ticket"),
-      workspaceId,
-      number,
-      values.subject,
-      values.description,
-      values.status,
-      values.priority,
-      values.lead_id,
-      values.conversation_id,
-      values.assignee,
-      values.tags,
-      values.due_at,
-    ],
-  );
-  return rows[0] as TicketRow;
+  try {
+    const { rows } = await db.query<TicketRow>(
+      `INSERT INTO tickets (id, workspace_id, number, subject, description, status, priority, lead_id, conversation_id,
+                            assignee, tags, due_at, external_id, solved_at, closed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+               CASE WHEN $6 = 'solved' THEN now() END, CASE WHEN $6 = 'closed' THEN now() END)
+       RETURNING *`,
+      [
+        newId("ticket"),
+        workspaceId,
+        number,
+        values.subject,
+        values.description,
+        values.status,
+        values.priority,
+        values.lead_id,
+        values.conversation_id,
+        values.assignee,
+        values.tags,
+        values.due_at,
+        values.external_id,
+      ],
+    );
+    return rows[0] as TicketRow;
+  } catch (error) {
+    externalIdTaken(error);
+  }
 }
 
 /** Writes the named `fields` of `changes` (only those: the service names the fields that really change). */
@@ -160,9 +195,12 @@ export async function updateTicketRow(
   changes: TicketChanges,
   fields: readonly TicketField[],
 ): Promise<TicketRow> {
-  const row = await updateRow<TicketRow>(db, "tickets", workspaceId, id, { ...changes }, fields, {
-    versioned: true,
-  });
+  let row: TicketRow | undefined;
+  try {
+    row = await updateRow<TicketRow>(db, "tickets", workspaceId, id, { ...changes }, fields, { versioned: true });
+  } catch (error) {
+    externalIdTaken(error);
+  }
   if (!row) throw ticketNotFound(id);
   return row;
 }

@@ -59,6 +59,7 @@ function sampleTicket(at: string): Schemas["Ticket"] {
     due_at: null,
     solved_at: null,
     closed_at: null,
+    external_id: null,
     created_at: at,
     updated_at: at,
     version: 2,
