@@ -2501,6 +2501,7 @@ export interface components {
         };
         /** @description A new subscription. */
         WebhookCreate: {
+            /** @description The receiver's HTTPS URL; a Power Automate trigger sets it to its own callback. */
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["EventType"][];
             description?: string;
@@ -2663,12 +2664,11 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
         CsrfTokenHeader: string;
-        /**
-         * @description How many objects to return, 1 to 100.
-         * @example 20
-         */
+        IdempotencyKeyHeader: string;
+        /** @description The `next_cursor` of the previous page; opaque. */
+        "ListQuery.cursor": string;
+        /** @description How many objects to return, 1 to 100. */
         "ListQuery.limit": number;
         /** @description The delivery id. */
         "WebhookDeliveryHeaders.serviceDelivery": components["schemas"]["DeliveryId"];
@@ -2941,7 +2941,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path?: never;
@@ -3608,16 +3607,10 @@ export interface operations {
     ApiKeys_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImtleV8wMUpEM1o3RzFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
             };
             header?: never;
             path?: never;
@@ -3741,7 +3734,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path?: never;
@@ -4036,7 +4028,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path: {
@@ -4182,7 +4173,6 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
             };
             path: {
@@ -4358,16 +4348,10 @@ export interface operations {
     WorkspaceWebhooks_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6IndoXzAxSkQzWjdFMUIyQzNENEU1RjZHN0g4SjlLIn0
-                 */
-                cursor?: string;
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
             };
             header?: never;
             path?: never;
@@ -4495,10 +4479,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 31411c16-0a2f-4315-8f3d-b386449da809 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -4801,10 +4783,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 82cef044-9a1d-43d5-821c-5ac17a5367a5 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
@@ -4949,10 +4929,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 1e6a6761-23c4-4ac7-a62b-2a4e0526a920 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5128,20 +5106,11 @@ export interface operations {
     WorkspaceWebhooks_listDeliveries: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImRsdl8wMUpEM1o3RjFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
-                /**
-                 * @description Only deliveries in this state.
-                 * @example pending
-                 */
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
@@ -5426,10 +5395,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 91e2e2db-57da-48cc-ab91-46dd8c98f03b */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5614,10 +5581,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 485de279-476a-420e-a1b8-b91dd506c8e7 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5802,10 +5767,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 82c1da83-84ce-4dab-ae24-dedb2832ff3b */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5973,10 +5936,7 @@ export interface operations {
     WorkspaceWebhooks_stats: {
         parameters: {
             query?: {
-                /**
-                 * @description The window's start; omitted: 24 hours ago.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description The window's start; omitted: 24 hours ago. */
                 since?: string;
             };
             header?: never;
@@ -6100,10 +6060,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70 */
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
-                /** @example 20d17d77-34f1-4340-85a1-99ff84d4d563 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -6294,40 +6252,19 @@ export interface operations {
     Conversations_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImNvbnZfMDFKRDNaN0ExQjJDM0Q0RTVGNkc3SDhKOUsifQ
-                 */
-                cursor?: string;
-                /**
-                 * @description Only conversations in this state.
-                 * @example open
-                 */
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only conversations in this state. */
                 state?: components["schemas"]["ConversationState"];
-                /**
-                 * @description Only conversations with this lead.
-                 * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
-                 */
-                lead_id?: components["schemas"]["LeadId"];
-                /**
-                 * @description Only conversations assigned to this assignee.
-                 * @example Ada Lovelace
-                 */
+                /** @description Only conversations with this lead. */
+                lead_id?: string;
+                /** @description Only conversations assigned to this assignee. */
                 assignee?: string;
-                /**
-                 * @description Only conversations created at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only conversations created at or after this time. */
                 created_after?: string;
-                /**
-                 * @description Only conversations updated at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only conversations updated at or after this time. */
                 updated_after?: string;
             };
             header?: never;
@@ -6454,8 +6391,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 0d925f9e-9a63-4ae2-8002-340fa427a674 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -6757,8 +6693,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example dad74e97-084b-49e1-8bfb-6fbb24180149 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
@@ -6932,16 +6867,10 @@ export interface operations {
     Conversations_listMessages: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6Im1zZ18wMUpEM1o3QjFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
             };
             header?: never;
             path: {
@@ -7067,8 +6996,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 83bd8b5e-932f-41ad-919b-8ed9d3f6a60e */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
@@ -7461,36 +7389,20 @@ export interface operations {
     Events_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImV2dF8wMUpEM1o3RDFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
-                /**
-                 * @description Only events of this type.
-                 * @example lead.captured
-                 */
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only events of this type. */
                 type?: components["schemas"]["EventType"];
-                /**
-                 * @description Only events that happened at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only events that happened at or after this time. */
                 created_after?: string;
                 /**
                  * @description The events after this position, oldest first (in commit order): 0 for the oldest kept, then the last
                  *     `sequence` seen. Not with `cursor`; `next_cursor` is null in this mode.
-                 * @example 0
                  */
                 after_sequence?: number;
-                /**
-                 * @description With `after_sequence`: when no event follows it yet, hold the answer up to this many seconds until one commits.
-                 * @example 0
-                 */
+                /** @description With `after_sequence`: when no event follows it yet, hold the answer up to this many seconds until one commits. */
                 wait?: number;
             };
             header?: never;
@@ -7778,40 +7690,19 @@ export interface operations {
     Leads_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImxlYWRfMDFKRDNaNlE0VzJZQjdLOE45UDBSNVM2VDcifQ
-                 */
-                cursor?: string;
-                /**
-                 * @description Only leads with this status.
-                 * @example new
-                 */
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only leads with this status. */
                 status?: components["schemas"]["LeadStatus"];
-                /**
-                 * @description Only the lead with this e-mail address (compared case-insensitively).
-                 * @example ada@example.com
-                 */
+                /** @description Only the lead with this e-mail address (compared case-insensitively). */
                 email?: string;
-                /**
-                 * @description Only the lead with this `external_id`.
-                 * @example crm-4821
-                 */
+                /** @description Only the lead with this `external_id`. */
                 external_id?: string;
-                /**
-                 * @description Only leads created at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only leads created at or after this time. */
                 created_after?: string;
-                /**
-                 * @description Only leads updated at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only leads updated at or after this time. */
                 updated_after?: string;
             };
             header?: never;
@@ -7943,8 +7834,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example b9c8b3ff-3b61-4390-877c-9b844ea71067 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -8126,8 +8016,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 1e166832-af9c-4826-85d5-9588bf5e8454 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -8562,8 +8451,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 73c70736-ae03-4b4f-857c-d46d3681bfa3 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
@@ -8742,50 +8630,23 @@ export interface operations {
     Tickets_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6InRrdF8wMUpEM1o3QzFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
-                /**
-                 * @description Only tickets with this status.
-                 * @example new
-                 */
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only tickets with this status. */
                 status?: components["schemas"]["TicketStatus"];
-                /**
-                 * @description Only tickets with this priority.
-                 * @example low
-                 */
+                /** @description Only tickets with this priority. */
                 priority?: components["schemas"]["Priority"];
-                /**
-                 * @description Only tickets of this lead.
-                 * @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7
-                 */
-                lead_id?: components["schemas"]["LeadId"];
-                /**
-                 * @description Only tickets assigned to this assignee.
-                 * @example Ada Lovelace
-                 */
+                /** @description Only tickets of this lead. */
+                lead_id?: string;
+                /** @description Only tickets assigned to this assignee. */
                 assignee?: string;
-                /**
-                 * @description Only the ticket with this `external_id`.
-                 * @example crm-4821
-                 */
+                /** @description Only the ticket with this `external_id`. */
                 external_id?: string;
-                /**
-                 * @description Only tickets created at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only tickets created at or after this time. */
                 created_after?: string;
-                /**
-                 * @description Only tickets updated at or after this time.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description Only tickets updated at or after this time. */
                 updated_after?: string;
             };
             header?: never;
@@ -8918,8 +8779,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 04ca6f0c-6818-4cd6-86a5-8cbe9a14739f */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -9102,8 +8962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example e4fd052f-e20a-4abc-926f-340433582a93 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -9441,8 +9300,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 1f04041f-ada7-459f-bdb1-9dfbf9602900 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
@@ -9622,16 +9480,10 @@ export interface operations {
     Webhooks_list: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6IndoXzAxSkQzWjdFMUIyQzNENEU1RjZHN0g4SjlLIn0
-                 */
-                cursor?: string;
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
             };
             header?: never;
             path?: never;
@@ -9759,8 +9611,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example b5c9bf7e-615f-4230-9d46-5069e7755132 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path?: never;
             cookie?: never;
@@ -10063,8 +9914,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example 62a03e6e-4df9-4bde-a81f-27d121bd3b25 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
@@ -10209,8 +10059,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example a8b9e8c7-41ab-49c9-810b-2e7de88e8f06 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -10386,20 +10235,11 @@ export interface operations {
     Webhooks_listDeliveries: {
         parameters: {
             query?: {
-                /**
-                 * @description How many objects to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description How many objects to return, 1 to 100. */
                 limit?: components["parameters"]["ListQuery.limit"];
-                /**
-                 * @description The `next_cursor` of the previous page; opaque.
-                 * @example eyJ2IjoxLCJpZCI6ImRsdl8wMUpEM1o3RjFCMkMzRDRFNUY2RzdIOEo5SyJ9
-                 */
-                cursor?: string;
-                /**
-                 * @description Only deliveries in this state.
-                 * @example pending
-                 */
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
             };
             header?: never;
@@ -10684,8 +10524,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example ef1cd099-0cfa-4b11-b98c-69043e5fd368 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -10870,8 +10709,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example fe49a221-bb09-4c30-a1d5-875e6817b50d */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -11056,8 +10894,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example cbbf764b-0771-407b-8636-9b0ad3b69a93 */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -11225,10 +11062,7 @@ export interface operations {
     Webhooks_stats: {
         parameters: {
             query?: {
-                /**
-                 * @description The window's start; omitted: 24 hours ago.
-                 * @example 2026-01-01T00:00:00Z
-                 */
+                /** @description The window's start; omitted: 24 hours ago. */
                 since?: string;
             };
             header?: never;
@@ -11352,8 +11186,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @example b0a2ce68-c75a-4cd6-aae3-2657b290a69d */
-                "Idempotency-Key"?: string;
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */

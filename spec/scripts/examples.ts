@@ -5,45 +5,22 @@
  *
  * - Error answers: the code that this status most likely carries for this operation, with its catalog title
  *   (`spec/error-catalog.json`, the same catalog the server answers from).
- * - Parameters: the schema's own example; the first value of an enum; a list's `cursor` that is valid for that
- *   list (the cursor of its example page's first object); for the free-text filters, the value the resource
- *   examples show; for `Idempotency-Key`, a UUID of each operation's own (a tool that sends the examples, as a
- *   Postman collection does, would otherwise reuse one key for every write and get 422 after the first); and on a
- *   DELETE, the id of a second object, so that a collection run in order reads and changes the first object
- *   before it deletes anything.
+ * - Parameters: only a required one (a path parameter) has an example: the schema's own, and on a DELETE the id of
+ *   a second object, so that a collection run in order reads and changes the first object before it deletes anything.
+ *   An optional parameter has none: tools that build a form or a node from the document (n8n's generators, Postman
+ *   with its optional parameters on) take an example as the value to send on every call, so an example cursor, one
+ *   fixed Idempotency-Key or an example filter would be sent each time (decision 0012).
  */
-import { createHash } from "node:crypto";
 import catalog from "../error-catalog.json" with { type: "json" };
 
 type Json = Record<string, unknown>;
 type Code = keyof typeof catalog;
 
 const REQUEST_ID_EXAMPLE = "req_01JD3Z8K1B2C3D4E5F6G7H8J9K";
-/** A version-4-shaped UUID derived from `seed`, the same at every generation. */
-function exampleUuid(seed: string): string {
-  const hex = createHash("sha256").update(seed).digest("hex");
-  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
 /** The example id of the second object of a kind: the first's with its last two characters changed. */
 function secondId(id: string): string {
   return `${id.slice(0, -2)}${id.endsWith("ZZ") ? "YY" : "ZZ"}`;
 }
-
-/** Values for the free-text query filters, as the resource examples show them, and the session's CSRF token. */
-const NAMED_EXAMPLES: Record<string, unknown> = {
-  "X-CSRF-Token": "c2b3f9e1a0d84c6e9f1b2a3c4d5e6f70",
-  email: "ada@example.com",
-  external_id: "crm-4821",
-  assignee: "Ada Lovelace",
-  created_after: "2026-01-01T00:00:00Z",
-  updated_after: "2026-01-01T00:00:00Z",
-  since: "2026-01-01T00:00:00Z",
-  // The stream from its start, answered at once: what a first try of `GET /v1/events?after_sequence=` should be.
-  after_sequence: 0,
-  wait: 0,
-};
 
 /** The not-found code of the object a path parameter names. */
 const NOT_FOUND_BY_PARAMETER: Record<string, Code> = {
@@ -123,11 +100,6 @@ export function errorExamples(operations: Iterable<{ path: string; operation: Js
   }
 }
 
-/** The opaque cursor the server issues after the object with this id (server/src/lib/cursor.ts). */
-function cursorAfter(id: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, id }), "utf8").toString("base64url");
-}
-
 function resolve(doc: Json, node: Json): Json {
   const ref = node.$ref;
   if (typeof ref !== "string") return node;
@@ -138,18 +110,10 @@ function resolve(doc: Json, node: Json): Json {
   return isObject(found) ? resolve(doc, found) : node;
 }
 
-/** The example of a parameter of this operation, or undefined when there is none to give. */
+/** The example of a required parameter of this operation, or undefined (an optional one has none). */
 function parameterExample(doc: Json, parameter: Json, operation: Json, method: string): unknown {
+  if (parameter.required !== true) return undefined;
   const name = String(parameter.name);
-  if (name === "Idempotency-Key") return exampleUuid(String(operation.operationId));
-  if (name === "cursor") {
-    const ok = isObject(operation.responses) ? operation.responses["200"] : undefined;
-    const media = isObject(ok) && isObject(ok.content) ? ok.content["application/json"] : undefined;
-    const page = isObject(media) && isObject(media.example) ? media.example : undefined;
-    const first = Array.isArray(page?.data) ? page.data[0] : undefined;
-    return isObject(first) && typeof first.id === "string" ? cursorAfter(first.id) : undefined;
-  }
-  if (name in NAMED_EXAMPLES) return NAMED_EXAMPLES[name];
   const schema = isObject(parameter.schema) ? resolve(doc, parameter.schema) : {};
   // 3.0 schemas carry `example`, 3.1 schemas `examples` (JSON Schema 2020-12).
   const own = schema.example ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined);
@@ -159,14 +123,21 @@ function parameterExample(doc: Json, parameter: Json, operation: Json, method: s
   }
   if (own !== undefined) return own;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  if (schema.default !== undefined) return schema.default;
   return undefined;
 }
 
 /**
- * Gives every parameter an example. A shared parameter (`$ref` to components) is copied into the operation when
- * its example depends on the operation (the cursor).
+ * An optional parameter whose schema is a component with an example (`lead_id: LeadId`) gets that component's schema
+ * without it: a generator would take the example as the parameter's value.
  */
+function withoutSchemaExample(doc: Json, parameter: Json): Json {
+  if (!isObject(parameter.schema) || typeof parameter.schema.$ref !== "string") return parameter;
+  const { example: _example, examples: _examples, ...schema } = resolve(doc, parameter.schema);
+  if (_example === undefined && _examples === undefined) return parameter;
+  return { ...parameter, schema: structuredClone(schema) };
+}
+
+/** Gives every required parameter an example (parameterExample); no optional one has any. */
 export function parameterExamples(
   doc: Json,
   operations: Iterable<{ path: string; method: string; operation: Json }>,
@@ -177,13 +148,10 @@ export function parameterExamples(
     operation.parameters = operation.parameters.map((raw) => {
       if (!isObject(raw)) return raw;
       const parameter = resolve(doc, raw);
+      if (parameter.required !== true && raw.$ref === undefined) return withoutSchemaExample(doc, raw);
       const example = parameterExample(doc, parameter, { ...operation, "x-path": path }, method);
       if (example === undefined) return raw;
       if (raw.$ref === undefined) return { ...raw, example };
-      // Examples that depend on the operation: the shared parameter is copied into it.
-      if (parameter.name === "cursor" || parameter.name === "Idempotency-Key") {
-        return { ...structuredClone(parameter), example };
-      }
       const name = String(raw.$ref).split("/").pop() as string;
       const shared = components[name];
       if (isObject(shared)) shared.example = example;

@@ -2,6 +2,8 @@
  * Builds every artifact of the contract from the TypeSpec source:
  *   spec/generated/openapi.yaml       OpenAPI 3.1 (the reference document)
  *   spec/generated/openapi.3.0.yaml   OpenAPI 3.0, for tools that only read 3.0
+ *   spec/generated/swagger.2.0.yaml   OpenAPI 2.0 (Swagger), converted from the 3.0 document (swagger2.ts), for tools
+ *                                     that only read 2.0 (Power Automate's custom connectors)
  *   spec/generated/schema.ts          TypeScript types (openapi-typescript), exported as `@service/spec/schema`:
  *                                     the server and the console import the contract's types from the contract
  *   sdk/src/generated/schema.ts       the same types, inside the published SDK (which cannot depend on the
@@ -21,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { parse, stringify } from "yaml";
 import { eventSchemasOnly, forTypes, postProcess, withoutUnusedComponents } from "./post-process.ts";
+import { toSwagger2 } from "./swagger2.ts";
 
 const specDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
@@ -112,6 +115,7 @@ async function main(): Promise<void> {
   const artifacts: Record<string, string> = {
     [join(repoDir, "spec", "generated", "openapi.yaml")]: toYaml(doc31),
     [join(repoDir, "spec", "generated", "openapi.3.0.yaml")]: toYaml(doc30),
+    [join(repoDir, "spec", "generated", "swagger.2.0.yaml")]: toYaml(await toSwagger2(doc30)),
     [join(repoDir, "spec", "generated", "schema.ts")]: schemaTs,
     [join(repoDir, "sdk", "src", "generated", "schema.ts")]: schemaTs,
     [join(repoDir, "webhook-verifier", "src", "generated", "events.ts")]: eventsTs,

@@ -130,7 +130,6 @@ describe("postProcess", () => {
                   in: "query",
                   schema: { type: "string", enum: ["new", "won"] },
                   allowReserved: true,
-                  example: "new",
                 },
               ],
             },
@@ -243,16 +242,16 @@ describe("examples", () => {
     }
   });
 
-  it("gives a list's cursor an example that the server decodes for that list", async () => {
-    const { decodeCursor } = await import("../../server/src/lib/cursor.ts");
-    const got = postProcess(doc) as typeof doc;
-    const [cursor] = got.paths["/v1/leads"].get.parameters as unknown as {
+  it("gives a list's cursor no example: a tool would send it on every call", () => {
+    const got = postProcess(structuredClone(doc)) as typeof doc;
+    expect(got.paths["/v1/leads"].get.parameters).toEqual([{ $ref: "#/components/parameters/ListQuery.cursor" }]);
+    const cursor = got.components.parameters["ListQuery.cursor"] as {
       name: string;
-      example: string;
-      allowReserved: boolean;
-    }[];
-    expect(cursor?.name).toBe("cursor");
+      example?: string;
+      allowReserved?: boolean;
+    };
+    expect(cursor.name).toBe("cursor");
     expect(cursor?.allowReserved).toBe(true);
-    expect(decodeCursor(cursor?.example, /^lead_[0-9A-Z]{26}$/)).toBe("lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7");
+    expect(cursor?.example).toBeUndefined();
   });
 });

@@ -10,12 +10,14 @@
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import { AppError, toProblem } from "../errors.ts";
-import type { SchemaCheck } from "../http/schema-check.ts";
+import { AppError, type FieldError, toProblem } from "../errors.ts";
 import { dropEventsAfter, eventsMark } from "./events/events.service.ts";
 
 type BatchItemResult = components["schemas"]["BatchItemResult"];
 type Problem = components["schemas"]["Problem"];
+
+/** The field errors of a value at `path` (`/body/items/3`) against a schema of the contract (http/schema-check.ts). */
+export type SchemaCheck = (value: unknown, path: string) => FieldError[];
 
 export interface BatchItem<Object> {
   result: BatchItemResult;

@@ -1,5 +1,6 @@
 /**
- * The contract as the server uses it: the committed OpenAPI 3.1 document of `@service/spec`, read once.
+ * The contract as the server uses it: the committed OpenAPI 3.1 document of `@service/spec`, read once; and the same
+ * contract as the other documents it is published in (3.0, 2.0), read when first asked for.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,15 +13,20 @@ export interface OpenApiDocument {
   readonly json: string;
 }
 
-let cached: OpenApiDocument | undefined;
+/** The documents `@service/spec` publishes: OpenAPI 3.1 (the server's own), 3.0 and 2.0 (Swagger). */
+export type DocumentName = "openapi.yaml" | "openapi.3.0.yaml" | "swagger.2.0.yaml";
 
-export function loadOpenApiDocument(): OpenApiDocument {
-  if (cached) return cached;
-  const file = createRequire(import.meta.url).resolve("@service/spec/openapi.yaml");
+const cached = new Map<DocumentName, OpenApiDocument>();
+
+export function loadOpenApiDocument(name: DocumentName = "openapi.yaml"): OpenApiDocument {
+  const known = cached.get(name);
+  if (known) return known;
+  const file = createRequire(import.meta.url).resolve(`@service/spec/${name}`);
   const yaml = readFileSync(file, "utf8");
   const doc = parse(yaml) as Record<string, unknown>;
-  cached = { doc, yaml, json: JSON.stringify(doc) };
-  return cached;
+  const loaded = { doc, yaml, json: JSON.stringify(doc) };
+  cached.set(name, loaded);
+  return loaded;
 }
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;

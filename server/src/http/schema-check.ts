@@ -6,12 +6,9 @@
  */
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { FieldError } from "../errors.ts";
+import type { SchemaCheck } from "../domain/batch-upsert.ts";
 import { fieldErrors } from "./error-handler.ts";
 import { isStorableDateTime } from "./storable.ts";
-
-/** The field errors of `value` at `path` (`/body/items/3`), none when it is valid. */
-export type SchemaCheck = (value: unknown, path: string) => FieldError[];
 
 const CONTRACT_ID = "https://service.invalid/contract";
 

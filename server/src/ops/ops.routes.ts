@@ -3,7 +3,7 @@
  * Metrics are not here: they have a listener of their own (metrics.ts).
  */
 import express, { type Router } from "express";
-import type { OpenApiDocument } from "../http/openapi-document.ts";
+import { type DocumentName, loadOpenApiDocument, type OpenApiDocument } from "../http/openapi-document.ts";
 import { docsRouter } from "./docs.ts";
 
 export interface ReadinessCheck {
@@ -59,6 +59,19 @@ export function opsRouter(options: {
   router.get("/openapi.yaml", (_req, res) => {
     res.type("application/yaml").send(options.openapi.yaml);
   });
+  // The same contract for tools that read only OpenAPI 3.0, or only 2.0 (Power Automate's custom connectors).
+  const published: [string, DocumentName][] = [
+    ["/openapi.3.0", "openapi.3.0.yaml"],
+    ["/swagger", "swagger.2.0.yaml"],
+  ];
+  for (const [path, name] of published) {
+    router.get(`${path}.json`, (_req, res) => {
+      res.type("application/json").send(loadOpenApiDocument(name).json);
+    });
+    router.get(`${path}.yaml`, (_req, res) => {
+      res.type("application/yaml").send(loadOpenApiDocument(name).yaml);
+    });
+  }
 
   router.use(docsRouter());
   return router;

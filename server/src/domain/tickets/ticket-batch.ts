@@ -5,8 +5,7 @@
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import type { SchemaCheck } from "../../http/schema-check.ts";
-import { type BatchKind, upsertBatch } from "../batch-upsert.ts";
+import { type BatchKind, type SchemaCheck, upsertBatch } from "../batch-upsert.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { createTicket, type Ticket, ticketChanges, toTicket, updateLockedTicket } from "./tickets.service.ts";
 import { lockTicketRowsByExternalId } from "./tickets.store.ts";

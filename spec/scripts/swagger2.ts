@@ -1,0 +1,82 @@
+/**
+ * The OpenAPI 2.0 (Swagger) document, for tools that import only 2.0 (Power Automate's custom connectors): the 3.0
+ * document converted by api-spec-converter (APIs.guru's converter), then finished where 2.0 cannot say what 3.0 does
+ * and the converter leaves it as it was:
+ * - response headers lose `required` (2.0 headers have no such field);
+ * - the API key's `http` bearer scheme becomes an `apiKey` in the `Authorization` header (2.0 has no bearer scheme:
+ *   the caller sends `Bearer <API_KEY>` as the key's value), and the session cookie an `apiKey` in the `Cookie` header
+ *   (2.0 keys live in a header or the query);
+ * - the webhooks (`x-webhooks`, and the `x-components` they point into) are left out: 2.0 cannot describe them;
+ * - the body's `url` of an operation marked `x-ms-trigger` (the subscription create) is Power Automate's
+ *   notification URL (`x-ms-notification-url`), filled by Power Automate and hidden from its user.
+ */
+import converter from "api-spec-converter";
+
+type Json = Record<string, unknown>;
+
+const API_KEY_DESCRIPTION =
+  "An API key, sent as `Authorization: Bearer <API_KEY>`: enter `Bearer ` followed by the key. Keys are created in the " +
+  "workspace's developer settings with a name and scopes; each `/v1` operation names the scope it needs in " +
+  "`x-required-scopes`.";
+
+/** The 2.0 document of a 3.0 `doc` (left unchanged). */
+export async function toSwagger2(doc: Json): Promise<Json> {
+  const converted = await converter.convert({ from: "openapi_3", to: "swagger_2", source: structuredClone(doc) });
+  return finishSwagger2(JSON.parse(converted.stringify()) as Json);
+}
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What the converter leaves that 2.0 does not allow, or that Power Automate needs said (see the file's header). */
+function finishSwagger2(doc: Json): Json {
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      if (!isObject(operation)) continue;
+      for (const response of Object.values(isObject(operation.responses) ? operation.responses : {})) {
+        const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+        for (const header of Object.values(headers)) if (isObject(header)) delete header.required;
+      }
+      if (operation["x-ms-trigger"] !== undefined) markNotificationUrl(doc, operation);
+    }
+  }
+  const schemes = isObject(doc.securityDefinitions) ? doc.securityDefinitions : {};
+  if (isObject(schemes.ApiKeyBearer)) {
+    schemes.ApiKeyBearer = { type: "apiKey", in: "header", name: "Authorization", description: API_KEY_DESCRIPTION };
+  }
+  if (isObject(schemes.SessionCookie)) {
+    schemes.SessionCookie = {
+      type: "apiKey",
+      in: "header",
+      name: "Cookie",
+      description: `${String(schemes.SessionCookie.description ?? "")} Sent as \`Cookie: sid=<session>\`.`.trim(),
+    };
+  }
+  delete doc["x-webhooks"];
+  delete doc["x-components"];
+  return doc;
+}
+
+/** The trigger's body schema, its `url` made Power Automate's notification URL (inline, so other operations keep theirs). */
+function markNotificationUrl(doc: Json, operation: Json): void {
+  const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
+  const body = parameters.find((parameter): parameter is Json => isObject(parameter) && parameter.in === "body");
+  if (!body || !isObject(body.schema)) throw new Error(`${operation.operationId}: a trigger needs a body`);
+  const ref = body.schema.$ref;
+  const definitions = isObject(doc.definitions) ? doc.definitions : {};
+  const schema = structuredClone(typeof ref === "string" ? definitions[ref.split("/").pop() as string] : body.schema);
+  const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
+  if (!isObject(properties.url)) throw new Error(`${operation.operationId}: a trigger's body needs a url`);
+  // Inline the URL's own schema (its `type` is what Power Automate reads), beside the property's description.
+  const [only] = Array.isArray(properties.url.allOf) ? properties.url.allOf : [];
+  const target =
+    isObject(only) && typeof only.$ref === "string" ? definitions[only.$ref.split("/").pop() as string] : {};
+  const { allOf: _allOf, ...own } = properties.url;
+  properties.url = {
+    ...(isObject(target) ? target : {}),
+    ...own,
+    "x-ms-notification-url": true,
+    "x-ms-visibility": "internal",
+  };
+  body.schema = schema;
+}
