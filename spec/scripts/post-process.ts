@@ -5,7 +5,8 @@
  *    OpenAPI 3.1 `webhooks` section (`x-webhooks` in 3.0, which has no such section), keyed by event type.
  * 2. In 3.1, each `/v1` operation's `x-required-scopes` becomes its security requirement
  *    (`[{ ApiKeyBearer: [scope] }]`): 3.1 allows role names for any scheme (OAS 3.1 §4.8.30), 3.0 does not.
- * 3. In 3.0, a nullable reference (`allOf: [$ref]` + `nullable: true`, TypeSpec's form of `Enum | null`) is
+ * 3. In 3.0, a nullable reference (`allOf: [$ref]` + `nullable: true`, with or without a `type`: TypeSpec's form of
+ *    `Scalar | null` and `Enum | null`) is
  *    replaced by a nullable copy of the referenced schema, with `null` added to its `enum`: OAS 3.0.3 §4.7.24.1
  *    gives `nullable` no effect without a sibling `type`, and a `$ref` to an enum refuses `null`, so tools
  *    would otherwise reject the `null` that the API sends.
@@ -114,11 +115,13 @@ function typeNullableRefs(doc: Json): void {
       return;
     }
     if (!isObject(node)) return;
-    if (node.nullable === true && node.type === undefined && Array.isArray(node.allOf) && node.allOf.length === 1) {
+    if (node.nullable === true && Array.isArray(node.allOf) && node.allOf.length === 1) {
       const ref = isObject(node.allOf[0]) ? node.allOf[0].$ref : undefined;
       const name = typeof ref === "string" ? ref.replace("#/components/schemas/", "") : undefined;
       const target = name === undefined ? undefined : schemas[name];
-      if (isObject(target) && typeof target.type === "string") {
+      // With or without a sibling `type` (TypeSpec writes one for a scalar): `allOf` refuses null either way.
+      const sameType = node.type === undefined || (isObject(target) && node.type === target.type);
+      if (isObject(target) && typeof target.type === "string" && sameType) {
         delete node.allOf;
         const { description: _ignored, ...shape } = structuredClone(target);
         Object.assign(node, shape, { nullable: true });
