@@ -14,6 +14,8 @@ export type FieldError = components["schemas"]["FieldError"];
 interface CatalogEntry {
   readonly status: number;
   readonly title: string;
+  /** For people: what the code means and what to do (the page at its problem type URI). */
+  readonly explanation: string;
 }
 
 /**
@@ -21,7 +23,7 @@ interface CatalogEntry {
  * OpenAPI documents their per-response examples). Typed by the mapped type: a code of the enum missing from the
  * file fails to compile, and a test checks that the file holds no other.
  */
-const ERROR_CATALOG: { readonly [C in ErrorCode]: CatalogEntry } = catalog;
+export const ERROR_CATALOG: { readonly [C in ErrorCode]: CatalogEntry } = catalog;
 
 export interface AppErrorOptions {
   detail?: string;
@@ -55,7 +57,7 @@ export class AppError extends Error {
 }
 
 /** `/problems/lead-not-found` for `LEAD_NOT_FOUND`: a stable, relative problem type URI (RFC 9457 §3.1.1). */
-function problemType(code: ErrorCode): string {
+export function problemType(code: ErrorCode): string {
   return `/problems/${code.toLowerCase().replaceAll("_", "-")}`;
 }
 

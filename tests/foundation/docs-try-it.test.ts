@@ -1,6 +1,7 @@
 /**
- * The API reference's "Try it out" in a real browser: it must call the service that served the page, on whatever
- * port it listens (here a random one), not the contract's default http://127.0.0.1:3000.
+ * The API reference in a real browser: it opens with the /v1 resources, and its "Try it out" must call the service
+ * that served the page, on whatever port it listens (here a random one), not the contract's default
+ * http://127.0.0.1:3000.
  */
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +17,20 @@ describe.runIf(runBrowserTests)("/docs in the browser", () => {
   });
   afterAll(async () => {
     await browser?.close();
+  });
+
+  it("opens with the /v1 resources a key holder wants, the account and console endpoints last", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${new URL(service().url).origin}/docs`);
+      const sections = page.locator(".opblock-tag");
+      await expect.poll(() => sections.count(), { timeout: 15_000 }).toBeGreaterThan(5);
+      expect(
+        await sections.evaluateAll((headings) => headings.map((heading) => heading.getAttribute("data-tag"))),
+      ).toEqual(["Leads", "Conversations", "Tickets", "Events", "Webhooks", "Auth", "Workspace"]);
+    } finally {
+      await page.close();
+    }
   });
 
   it("lists the service's own address first and sends Try it out there", async () => {

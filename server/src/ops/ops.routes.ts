@@ -1,10 +1,12 @@
 /**
- * Operational endpoints, outside the contract: liveness, readiness, the contract itself and its reference page.
+ * Operational endpoints, outside the contract: liveness, readiness, the contract itself, its reference page and the
+ * pages of its error codes.
  * Metrics are not here: they have a listener of their own (metrics.ts).
  */
 import express, { type Router } from "express";
 import { type DocumentName, loadOpenApiDocument, type OpenApiDocument } from "../http/openapi-document.ts";
 import { docsRouter } from "./docs.ts";
+import { problemsRouter } from "./problems.ts";
 
 export interface ReadinessCheck {
   name: string;
@@ -74,5 +76,6 @@ export function opsRouter(options: {
   }
 
   router.use(docsRouter());
+  router.use(problemsRouter());
   return router;
 }
