@@ -7,6 +7,8 @@
  *   the caller sends `Bearer <API_KEY>` as the key's value), and the session cookie an `apiKey` in the `Cookie` header
  *   (2.0 keys live in a header or the query);
  * - the webhooks (`x-webhooks`, and the `x-components` they point into) are left out: 2.0 cannot describe them;
+ * - a nullable enum (`x-nullable`, the 2.0 convention) loses the `null` that 3.0 lists among its values: 2.0 has no
+ *   null type, so the value would contradict the enum's `type`;
  * - the body's `url` of an operation marked `x-ms-trigger` (the subscription create) is Power Automate's
  *   notification URL (`x-ms-notification-url`), filled by Power Automate and hidden from its user.
  */
@@ -54,7 +56,18 @@ function finishSwagger2(doc: Json): Json {
   }
   delete doc["x-webhooks"];
   delete doc["x-components"];
+  withoutNullInEnums(doc.definitions);
   return doc;
+}
+
+function withoutNullInEnums(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) withoutNullInEnums(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (node["x-nullable"] === true && Array.isArray(node.enum)) node.enum = node.enum.filter((value) => value !== null);
+  for (const child of Object.values(node)) withoutNullInEnums(child);
 }
 
 /** The trigger's body schema, its `url` made Power Automate's notification URL (inline, so other operations keep theirs). */
