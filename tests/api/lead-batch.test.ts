@@ -176,6 +176,29 @@ describe("POST /v1/leads/batch", () => {
     ]);
   });
 
+  it("fails alone an item that PostgreSQL cannot store, as a single create would be refused", async () => {
+    const { batch, leads } = await setup();
+    const before = await leads();
+    const deep = { a: { b: { c: { d: { e: { f: 1 } } } } } };
+    const answer = await batch({
+      match_on: "external_id",
+      items: [
+        { external_id: "ok-1", name: "Fine" },
+        { external_id: "nul", name: "Nul\u0000byte" },
+        { external_id: "deep", custom_attributes: { plan: deep } },
+        { external_id: "ok-2", name: "Also fine" },
+      ],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.data.map((item) => item.result)).toEqual(["created", "failed", "failed", "created"]);
+    expect(answer.data[1]?.problem?.errors?.[0]?.path).toBe("body.items.1.name");
+    expect(answer.data[2]?.problem?.errors?.[0]?.path).toMatch(/^body\.items\.2\.custom_attributes\.plan/);
+    expect(await leads()).toBe(before + 2);
+    // Outside the items, the request is still refused as a whole.
+    const refused = await batch({ match_on: "external_id\u0000", items: [{ external_id: "x" }] });
+    expect(refused.status).toBe(400);
+  });
+
   it("refuses to guess when an e-mail matches two leads", async () => {
     const { batch } = await setup();
     await batch({

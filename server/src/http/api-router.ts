@@ -13,6 +13,7 @@ import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import { startSpan } from "../lib/trace-context.ts";
 import { type OperationsOptions, operationDispatcher } from "./operations.ts";
+import { perItemBodies } from "./schema-check.ts";
 import { isStorableDateTime, keepQueryText, refuseUnstorable } from "./storable.ts";
 
 export interface ApiRouterOptions extends OperationsOptions {
@@ -55,7 +56,7 @@ export function apiRouter(options: ApiRouterOptions): Router {
   router.use(
     express.json({ limit: options.bodyLimitBytes, strict: true, type: ["application/json", "application/*+json"] }),
   );
-  router.use(storable);
+  router.use(storable(perItemBodies(options.doc)));
   router.use(validationSpan);
   router.use(
     OpenApiValidator.middleware({
@@ -110,13 +111,18 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-/** What JSON and RFC 3339 allow but PostgreSQL cannot store: a 400 before the contract check (storable.ts). */
-function storable(req: Request, _res: Response, next: NextFunction): void {
-  // Express 5's `req.query` is a getter that parses the query string again on every read: it is read once here and
-  // kept as the request's own value, which the validator (that coerces it) and the handler read after.
-  const query = req.query as Record<string, unknown>;
-  Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
-  refuseUnstorable(query, req.body);
-  keepQueryText(req, query);
-  next();
+/**
+ * What JSON and RFC 3339 allow but PostgreSQL cannot store: a 400 before the contract check (storable.ts), except in
+ * the items of a batch (`perItem`: path → field), which are checked one by one.
+ */
+function storable(perItem: ReadonlyMap<string, string>) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    // Express 5's `req.query` is a getter that parses the query string again on every read: it is read once here and
+    // kept as the request's own value, which the validator (that coerces it) and the handler read after.
+    const query = req.query as Record<string, unknown>;
+    Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
+    refuseUnstorable(query, req.body, req.method === "POST" ? perItem.get(req.baseUrl + req.path) : undefined);
+    keepQueryText(req, query);
+    next();
+  };
 }

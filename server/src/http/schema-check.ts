@@ -1,6 +1,7 @@
 /**
  * A check of one value against a schema of the contract, outside a request's own check: for a batch's items, which the
- * request's schema takes as open objects so that one bad item fails alone. The schema is the contract's component
+ * request's schema takes as open objects so that one bad item fails alone. What PostgreSQL cannot store is checked
+ * first, as for a whole body (storable.ts). The schema is the contract's component
  * (no copy of it here), checked by Ajv as the contract check checks bodies (express-openapi-validator's engine, with
  * its `date-time` rule), and its errors are told as the contract check's are (`fieldErrors`).
  */
@@ -8,7 +9,7 @@ import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { SchemaCheck } from "../domain/batch-upsert.ts";
 import { fieldErrors } from "./error-handler.ts";
-import { isStorableDateTime } from "./storable.ts";
+import { isStorableDateTime, unstorableFields } from "./storable.ts";
 
 const CONTRACT_ID = "https://service.invalid/contract";
 
@@ -24,6 +25,9 @@ export function schemaCheck(doc: Record<string, unknown>, name: string): SchemaC
   ajv.addSchema({ $id: CONTRACT_ID, components: (doc as { components: unknown }).components });
   const validate = ajv.compile({ $ref: `${CONTRACT_ID}#/components/schemas/${name}` });
   return (value, path) => {
+    // What PostgreSQL cannot store, as the body-wide check (storable.ts) would have said it, relative to the item.
+    const unstorable = unstorableFields(value, path.slice(1).replaceAll("/", "."));
+    if (unstorable.length > 0) return unstorable;
     if (validate(value)) return [];
     return fieldErrors((validate.errors ?? []).map((error) => validatorItem(error, path)));
   };
@@ -42,4 +46,28 @@ function validatorItem(error: ErrorObject, prefix: string) {
     message: error.message,
     errorCode: `${error.keyword}.openapi.validation`,
   };
+}
+
+/**
+ * The body fields that a batch checks item by item, by path: those of an operation whose body has `items`, an array
+ * of open objects (`Record<unknown>[]`), which only the handler checks against the item's own schema.
+ */
+export function perItemBodies(doc: Record<string, unknown>): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [path, item] of Object.entries((field(doc, "paths") ?? {}) as Record<string, unknown>)) {
+    const ref = field(item, "post", "requestBody", "content", "application/json", "schema", "$ref");
+    const schema = typeof ref === "string" ? field(doc, "components", "schemas", ref.split("/").pop() as string) : {};
+    const items = field(schema, "properties", "items");
+    const open = field(items, "type") === "array" && field(items, "items", "type") === "object";
+    if (open && field(items, "items", "properties") === undefined) found.set(path, "items");
+  }
+  return found;
+}
+
+/** The value at `keys` in parsed JSON, or undefined where any step is missing. */
+function field(node: unknown, ...keys: string[]): unknown {
+  return keys.reduce<unknown>(
+    (value, key) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined),
+    node,
+  );
 }

@@ -97,10 +97,18 @@ function isEmpty(value: unknown): boolean {
   return true;
 }
 
-/** Refuses a request whose query or body holds what cannot be stored (after body parsing, before validation). */
-export function refuseUnstorable(query: Record<string, unknown>, body: unknown): void {
+/**
+ * Refuses a request whose query or body holds what cannot be stored (after body parsing, before validation). A body
+ * field named in `perItem` (a batch's `items`) is left to the check of each item (schema-check.ts), so that one item
+ * that cannot be stored fails alone.
+ */
+export function refuseUnstorable(query: Record<string, unknown>, body: unknown, perItem?: string): void {
   if (body === undefined && isEmpty(query)) return;
-  const problems = [...unstorableFields(query, "query"), ...unstorableFields(body, "body")];
+  const checked =
+    perItem !== undefined && typeof body === "object" && body !== null && !Array.isArray(body)
+      ? { ...body, [perItem]: undefined }
+      : body;
+  const problems = [...unstorableFields(query, "query"), ...unstorableFields(checked, "body")];
   if (problems.length > 0) throw new AppError("VALIDATION_FAILED", { errors: problems });
 }
 
