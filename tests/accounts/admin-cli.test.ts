@@ -7,15 +7,22 @@ import { useTestService } from "../helpers/service.ts";
 const run = promisify(execFile);
 const service = useTestService();
 
-/** `npm run admin -- …` runs exactly this: the built CLI, JSON on stdout, errors as JSON on stderr. */
-async function admin(...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> {
+interface Answer {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: Record<string, unknown>;
+}
+
+/** `npm run admin -- …` runs exactly this: the built CLI, one line of JSON on stdout, plain text on stderr. */
+async function admin(...args: string[]): Promise<Answer> {
   const env = { ...process.env, DATABASE_URL: service().database.url, LOG_LEVEL: "error" };
   try {
-    const { stdout } = await run(process.execPath, ["server/dist/cli/admin.js", ...args], { env });
-    return { code: 0, json: JSON.parse(stdout) };
+    const { stdout, stderr } = await run(process.execPath, ["server/dist/cli/admin.js", ...args], { env });
+    return { code: 0, stdout, stderr, json: stdout ? JSON.parse(stdout) : {} };
   } catch (error) {
-    const failure = error as { code: number; stderr: string };
-    return { code: failure.code, json: JSON.parse(failure.stderr.trim().split("\n").at(-1) ?? "{}") };
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr, json: {} };
   }
 }
 
@@ -52,17 +59,50 @@ describe("admin CLI", () => {
     expect(Date.parse(String(result.json.expires_at))).toBeGreaterThan(Date.now());
   });
 
+  it("lists the workspaces newest first, with the id api-key:create needs", async () => {
+    const owner = uniqueEmail("owner");
+    const created = await admin("workspace:create", "--name", "Listed", "--owner-email", owner);
+    const listed = await admin("workspace:list", "--limit", "5");
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.endsWith("}]\n")).toBe(true);
+    expect((listed.json as unknown as Record<string, unknown>[])[0]).toEqual({
+      workspace_id: created.json.workspace_id,
+      name: "Listed",
+      owner_email: owner,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+  });
+
+  it.each([["--help"], ["help"], [], ["limits:clear", "--help"]])(
+    "prints its usage in plain text on stderr for %j, with each limiter's key format",
+    async (...args) => {
+      const result = await admin(...args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^usage: npm run admin -- <command>/);
+      for (const text of ["workspace:list", "an IPv4 address", "/64", "an e-mail address", "key_", "leads:write"]) {
+        expect(result.stderr).toContain(text);
+      }
+    },
+  );
+
   it.each([
+    [["limits:clear", "--limiter", "register-ip"], "admin: --key is required", 2],
+    [["workspace:create", "--name", "Acme"], "admin: --owner-email is required", 2],
+    [["frobnicate"], "admin: unknown command frobnicate", 2],
+    [["workspace:list", "--nope"], "admin: Unknown option '--nope'", 2],
     [
       ["api-key:create", "--workspace", "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K", "--name", "x", "--scopes", "everything"],
-      /scopes must be/,
+      "admin: scopes must be",
+      1,
     ],
-    [["limits:clear", "--limiter", "nope", "--key", "x"], /unknown limiter/],
-    [["workspace:create", "--name", "Acme"], /--owner-email is required/],
-    [["frobnicate"], /usage/],
-  ])("refuses %j with exit code 2 and a JSON error", async (args, message) => {
+    [["limits:clear", "--limiter", "nope", "--key", "x"], "admin: unknown limiter nope", 1],
+  ])("refuses %j in plain text on stderr", async (args, message, code) => {
     const result = await admin(...args);
-    expect(result.code).toBe(2);
-    expect(String(result.json.error)).toMatch(message);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.startsWith(message)).toBe(true);
+    // A usage error shows the usage after its message; another failure only its message.
+    expect(result.stderr.includes("usage: npm run admin")).toBe(code === 2);
   });
 });

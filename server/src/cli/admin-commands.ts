@@ -5,7 +5,7 @@ import type pg from "pg";
 import { withTransaction } from "../db/transaction.ts";
 import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
 import { findUserByEmail, insertInvite, insertUser } from "../domain/auth/auth.store.ts";
-import { insertWorkspace, workspaceExists } from "../domain/workspaces/workspaces.store.ts";
+import { insertWorkspace, listWorkspaceRows, workspaceExists } from "../domain/workspaces/workspaces.store.ts";
 import { loadOpenApiDocument } from "../http/openapi-document.ts";
 import { clientIpKey } from "../lib/client-ip.ts";
 import { normalizeEmail } from "../lib/email-address.ts";
@@ -24,9 +24,22 @@ function email(raw: string): string {
 }
 
 /** The scopes the contract declares (`Scope` in spec/models/api-keys.tsp). */
-function knownScopes(): string[] {
+export function knownScopes(): string[] {
   const schemas = (loadOpenApiDocument().doc.components as { schemas: Record<string, { enum?: string[] }> }).schemas;
   return schemas.Scope?.enum ?? [];
+}
+
+/** The newest workspaces, with their owner's address: where an operator finds the `ws_…` id a key needs. */
+export async function listWorkspaces(pool: pg.Pool, input: { limit: number }) {
+  if (!Number.isInteger(input.limit) || input.limit < 1 || input.limit > 1000) {
+    throw new CommandError("--limit must be a whole number from 1 to 1000");
+  }
+  return (await listWorkspaceRows(pool, input.limit)).map((row) => ({
+    workspace_id: row.id,
+    name: row.name,
+    owner_email: row.owner_email,
+    created_at: row.created_at.toISOString(),
+  }));
 }
 
 /** A workspace and its owner, verified, without a password (they set one through "forgot"). */

@@ -1,41 +1,95 @@
 /**
- * Operators' CLI: `npm run admin -- <command> [options]`, JSON on stdout, against the server's database
- * (DATABASE_URL, or the embedded PostgreSQL under DATA_DIR: the running one, or started for the command, which
- * stderr then says, with where) and its rate-limit store (REDIS_URL, or PostgreSQL). DATA_DIR has the service's
- * default (`.data` in the folder it runs from: the repository's root for both `npm start` and `npm run admin`).
+ * Operators' CLI: `npm run admin -- <command> [options]`, against the server's database (DATABASE_URL, or the
+ * embedded PostgreSQL under DATA_DIR: the running one, or started for the command, which stderr then says, with
+ * where) and its rate-limit store (REDIS_URL, or PostgreSQL). DATA_DIR has the service's default (`.data` in the
+ * folder it runs from: the repository's root for both `npm start` and `npm run admin`).
  *
- *   workspace:create --name N --owner-email E           → { "workspace_id", "user_id" }
- *   api-key:create --workspace W --name N --scopes a,b [--expires-at T]  → { "id", "key", "scopes" }
- *   limits:clear --limiter L --key K                    → { "cleared": bool }
- *   invite:create --email E [--ttl-days 14]             → { "email", "invite_code", "expires_at" }
- *   outbox:list [--email E] [--limit 10]                → [{ "to", "subject", "link", "created_at" }], newest first
+ * A command's answer is one line of JSON on stdout. `--help` (or no command) prints the usage below, and a failure
+ * its message, in plain text on stderr: exit 2 for a usage error, 1 for any other failure.
  */
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import pino from "pino";
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfig } from "../config.ts";
 import { openDatabase } from "../db/database.ts";
 import { embeddedState } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
-import { CommandError, clearLimit, createApiKey, createInvite, createWorkspace, listMail } from "./admin-commands.ts";
+import {
+  CommandError,
+  clearLimit,
+  createApiKey,
+  createInvite,
+  createWorkspace,
+  knownScopes,
+  listMail,
+  listWorkspaces,
+} from "./admin-commands.ts";
 import { startNotice } from "./embedded-state.ts";
 
-const USAGE = `usage: admin <command> [options]
+const USAGE = `usage: npm run admin -- <command> [options]
+
+Each command prints its answer as one line of JSON on stdout.
+
+  workspace:list [--limit 100]
+      The workspaces, newest first: [{ workspace_id, name, owner_email, created_at }].
   workspace:create --name N --owner-email E
-  api-key:create --workspace W --name N --scopes a,b [--expires-at T]
+      A workspace and its owner (verified, no password: they set one through "forgot"): { workspace_id, user_id }.
+  api-key:create --workspace ws_… --name N --scopes a,b [--expires-at 2027-01-01T00:00:00Z]
+      An API key of that workspace (from workspace:list), shown once: { id, key, scopes }.
+      Scopes: <scopes>.
   limits:clear --limiter L --key K
+      Clears one limiter's counter for one key: { cleared }. The key each limiter counts by:
+        register-ip, forgot-ip, resend-ip, login-ip   a client address: an IPv4 address (192.0.2.7), or an IPv6
+                                                      address, counted by its /64 (2001:db8:1:2::/64 or any
+                                                      address in it)
+        register-email, forgot-email, resend-email,   an e-mail address, in any case (Ada@Example.com)
+        resend-cooldown, login-email
+        api-key                                       an API key's id (key_…, from the console or api-key:create)
+        session                                       a user's id (usr_…, from workspace:create)
   invite:create --email E [--ttl-days 14]
-  outbox:list [--email E] [--limit 10]`;
+      An invite code for one address (the closed beta): { email, invite_code, expires_at }.
+  outbox:list [--email E] [--limit 10]
+      The e-mails written without SMTP_URL, newest first: [{ to, subject, link, created_at }].
+
+Settings: DATABASE_URL (or the embedded PostgreSQL under DATA_DIR), REDIS_URL (the limiters' store, if the service
+uses one), LOG_LEVEL (logs go to stderr).`;
+
+function usage(): string {
+  return USAGE.replace("<scopes>", knownScopes().join(", "));
+}
+
+/** A usage error: printed with the usage, exit code 2. */
+class UsageError extends CommandError {}
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
-  if (typeof value !== "string" || value.trim() === "") throw new CommandError(`--${name} is required\n${USAGE}`);
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--${name} is required`);
   return value.trim();
 }
 
+const COMMANDS = [
+  "workspace:list",
+  "workspace:create",
+  "api-key:create",
+  "limits:clear",
+  "invite:create",
+  "outbox:list",
+];
+
 async function main(): Promise<number> {
   const [command, ...rest] = process.argv.slice(2);
+  if (
+    command === undefined ||
+    command === "--help" ||
+    command === "-h" ||
+    command === "help" ||
+    rest.includes("--help")
+  ) {
+    process.stderr.write(`${usage()}\n`);
+    return 0;
+  }
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command ${command}`);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -67,6 +121,9 @@ async function main(): Promise<number> {
     await migrate(db.pool);
     let result: unknown;
     switch (command) {
+      case "workspace:list":
+        result = await listWorkspaces(db.pool, { limit: Number(values.limit ?? 100) });
+        break;
       case "workspace:create":
         result = await createWorkspace(db.pool, {
           name: required(values, "name"),
@@ -102,7 +159,7 @@ async function main(): Promise<number> {
         });
         break;
       default:
-        throw new CommandError(USAGE);
+        throw new UsageError(`unknown command ${command}`);
     }
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
@@ -116,9 +173,10 @@ let code: number;
 try {
   code = await main();
 } catch (error) {
-  const message = error instanceof CommandError || error instanceof ConfigError ? error.message : String(error);
-  process.stderr.write(`${JSON.stringify({ error: message })}\n`);
-  code = error instanceof CommandError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
+  const usageError = error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(usageError ? `admin: ${message}\n\n${usage()}\n` : `admin: ${message}\n`);
+  code = usageError ? 2 : 1;
 }
 // Exit explicitly, so that no library's exit hook decides the exit code.
 process.exit(code);

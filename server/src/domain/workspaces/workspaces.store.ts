@@ -15,3 +15,17 @@ export async function workspaceExists(db: Db, id: string): Promise<boolean> {
   const { rowCount } = await db.query("SELECT 1 FROM workspaces WHERE id = $1", [id]);
   return Boolean(rowCount);
 }
+
+/** The newest workspaces, each with the address of its first user (its owner). */
+export async function listWorkspaceRows(
+  db: Db,
+  limit: number,
+): Promise<(WorkspaceRow & { owner_email: string | null })[]> {
+  const { rows } = await db.query<WorkspaceRow & { owner_email: string | null }>(
+    `SELECT w.id, w.name, w.created_at,
+            (SELECT u.email FROM users u WHERE u.workspace_id = w.id ORDER BY u.id LIMIT 1) AS owner_email
+       FROM workspaces w ORDER BY w.id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
