@@ -10,6 +10,7 @@ import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
+import { startListener } from "./db/listener.ts";
 import { migrate } from "./db/migrate.ts";
 import { apiKeyHandlers } from "./domain/api-keys/api-keys.routes.ts";
 import { createApiKeyService } from "./domain/api-keys/api-keys.service.ts";
@@ -51,7 +52,7 @@ import { createMailer } from "./mail/mailer.ts";
 import { findConsoleBuild } from "./ops/console.ts";
 import { createMetrics, startMetricsServer } from "./ops/metrics.ts";
 import type { ReadinessCheck } from "./ops/ops.routes.ts";
-import { createLimiters, type Limiters } from "./rate-limit/limiters.ts";
+import { createLimiters, type Limiters, RATE_LIMIT_CLEARED_CHANNEL } from "./rate-limit/limiters.ts";
 
 export type Role = "start" | "api" | "worker" | "migrate";
 
@@ -171,6 +172,17 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   });
   if (moved) logger.info({ jobs: moved.jobs, deliveries: moved.more }, "moved the pg-boss 10 queue to pg-boss 12");
   const limiters = createLimiters({ redis, pool: db.pool, config, logger });
+  // A key cleared by another process (the admin CLI's limits:clear) is unblocked here too: one LISTEN connection per
+  // API process. A clear missed while it reconnects leaves the key blocked until its window ends, as it was.
+  const clearedLimits = serveApi
+    ? await startListener({
+        settings: db.settings,
+        channel: RATE_LIMIT_CLEARED_CHANNEL,
+        name: "service-cleared-limits",
+        logger,
+        onNotification: (payload) => payload && limiters.forget(payload),
+      })
+    : undefined;
   const lastUsed = createLastUsedTracker(db.pool, logger);
   const urls = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
@@ -312,6 +324,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
       retention.stop();
       await lastUsed.stop();
       await keys.stop();
+      await clearedLimits?.stop();
       await queue.stop({ graceful: true, timeout: config.shutdownTimeoutMs });
       // pg-boss may still hold a connection or a timer after stop(): when the database goes down next, the errors it
       // reports are the expected end of those, not an outage worth a warning.

@@ -19,6 +19,12 @@
  *   of keeping the hot path off PostgreSQL.
  *
  * A store failure is an `unavailable` decision (the caller answers 503), never a silent pass.
+ *
+ * A key over its budget is then refused from this process's memory until its window ends (rate-limiter-flexible's
+ * `inMemoryBlockOnConsumed`, at one point past the budget): a flood of refused requests costs no store round trip.
+ * The limits stay exact: only a key the store has counted over its budget is blocked, for no longer than the store
+ * would refuse it. A cleared key (`limits:clear`) is unblocked here by `clear`, and in the other processes by
+ * `forget` on the notification the clearing sends (RATE_LIMIT_CLEARED_CHANNEL).
  */
 import type { Redis } from "ioredis";
 import type pg from "pg";
@@ -28,6 +34,9 @@ import type { Config } from "../config.ts";
 import { withDeadline } from "../lib/deadline.ts";
 import { LIMITER_NAMES, type LimiterName } from "../lib/limiter-names.ts";
 import { type CounterState, decide, effectiveRule, type LimitDecision, type LimitRule } from "./policy.ts";
+
+/** The NOTIFY channel of a cleared key; its payload is `<limiter> <key>`. */
+export const RATE_LIMIT_CLEARED_CHANNEL = "rate_limit_cleared";
 
 /** How long the limiters count in PostgreSQL after a Redis failure before they try Redis again. */
 const REDIS_RETRY_AFTER_FAILURE_MS = 2_000;
@@ -49,8 +58,16 @@ export interface Limiters {
    * are not touched.
    */
   check(names: readonly LimiterName[], keys: (rule: LimitRule) => string): Promise<LimitDecision>;
-  /** Clears one limiter's counter for one key; true when there was one. */
+  /** Clears one limiter's counter for one key, and tells every process to unblock it; true when there was one. */
   clear(name: LimiterName, key: string): Promise<boolean>;
+  /** Unblocks a key that this process refuses from memory (another process cleared it); a `clear` notification's payload. */
+  forget(payload: string): void;
+}
+
+/** The part of rate-limiter-flexible's store limiters that holds the keys blocked in memory (pinned version). */
+interface InMemoryBlocks {
+  getKey(key: string): string;
+  _inMemoryBlockedKeys: { delete(rlKey: string): void };
 }
 
 export function createLimiters(options: LimiterOptions): Limiters {
@@ -62,6 +79,8 @@ export function createLimiters(options: LimiterOptions): Limiters {
       keyPrefix: `${options.config.rateLimitKeyPrefix}:${name}`,
       points: rule.points,
       duration: rule.durationSeconds,
+      // Once the store has counted a key one point past its budget, refuse it from memory until its window ends.
+      inMemoryBlockOnConsumed: rule.points + 1,
     };
     postgres.set(
       name,
@@ -138,7 +157,16 @@ export function createLimiters(options: LimiterOptions): Limiters {
       const cleared = await Promise.all(
         [redis.get(name), postgres.get(name)].map(async (limiter) => Boolean(limiter && (await limiter.delete(key)))),
       );
+      await options.pool.query("SELECT pg_notify($1, $2)", [RATE_LIMIT_CLEARED_CHANNEL, `${name} ${key}`]);
       return cleared.some(Boolean);
+    },
+    forget(payload) {
+      const [name, ...rest] = payload.split(" ");
+      const key = rest.join(" ");
+      for (const limiter of [redis.get(name as LimiterName), postgres.get(name as LimiterName)]) {
+        const blocks = limiter as unknown as InMemoryBlocks | undefined;
+        blocks?._inMemoryBlockedKeys.delete(blocks.getKey(key));
+      }
     },
   };
 }
