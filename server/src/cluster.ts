@@ -13,6 +13,7 @@ import { once } from "node:events";
 import type { Logger } from "pino";
 import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import type { Config } from "./config.ts";
+import { checkConnectionBudget, connectionPlan } from "./db/connection-budget.ts";
 import { openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { withGcFlags } from "./gc-flags.ts";
@@ -41,6 +42,12 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
   const roles: ("api" | "worker")[] = Array.from({ length: processes }, () => "api" as const);
   if (role === "start") roles.push("worker");
   const shares = poolShares(config.dbPoolMax, processes, role === "start");
+  // The primary keeps the connection it migrated with.
+  const plan = connectionPlan(
+    roles.map((each) => ({ role: each, pool: shares[each] })),
+    1,
+  );
+  await checkConnectionBudget(db.pool, plan, logger);
   let stopping = false;
   const workers = new Map<number, Worker>();
   cluster.setupPrimary({ execArgv: withGcFlags(process.execArgv) });

@@ -13,6 +13,7 @@
 import cluster from "node:cluster";
 import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { ConnectionBudgetError } from "./db/connection-budget.ts";
 import { createLogger, flushLogs } from "./logger.ts";
 import { startTelemetry } from "./ops/telemetry.ts";
 import { yieldCpu } from "./priority.ts";
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
 try {
   await main();
 } catch (error) {
-  console.error(error);
+  // A start refused for its settings says why in one line; anything else with its stack.
+  console.error(error instanceof ConnectionBudgetError ? `cannot start: ${error.message}` : error);
   process.exit(1);
 }

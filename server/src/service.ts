@@ -8,7 +8,9 @@ import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
+import { CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import type { Config } from "./config.ts";
+import { checkConnectionBudget, connectionPlan } from "./db/connection-budget.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { startListener } from "./db/listener.ts";
 import { migrate } from "./db/migrate.ts";
@@ -93,6 +95,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   const db = await openDatabase(config, logger);
   const applied = await migrate(db.pool);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
+  // A process of a cluster is in its primary's plan (cluster.ts); a process alone checks its own.
+  if (role !== "migrate" && process.env[CLUSTER_ROLE_ENV] === undefined) {
+    const plan = connectionPlan([{ role: role === "start" ? "both" : role, pool: config.dbPoolMax }]);
+    await checkConnectionBudget(db.pool, plan, logger);
+  }
   if (role === "migrate") {
     return {
       url: undefined,

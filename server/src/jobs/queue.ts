@@ -3,8 +3,10 @@
  * (domain/webhooks/delivery-jobs.ts), the account e-mails (domain/auth/auth.jobs.ts) and the pruning of idempotency
  * keys and of old events (jobs/pruning.ts), and the ends of snoozes.
  */
+
 import { type Db as JobDb, PgBoss, type Queue } from "pg-boss";
 import type { Logger } from "pino";
+import { QUEUE_POOL_MAX } from "../db/connection-budget.ts";
 import type { ConnectionSettings } from "../db/database.ts";
 import type { Db } from "../db/db.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
@@ -33,7 +35,7 @@ export async function startQueue(settings: ConnectionSettings, logger: Logger, o
     // The service's connection limits (database.ts): pg-boss hands its options to its own pg.Pool.
     ...settings,
     schema: QUEUE_SCHEMA,
-    max: 5,
+    max: QUEUE_POOL_MAX,
     application_name: options.worker ? "service-queue-worker" : "service-queue",
     instanceName: options.worker ? "worker" : "api",
     // Maintenance and cron scheduling belong to workers; API-only processes only enqueue.
