@@ -81,9 +81,12 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
       worker.process.kill("SIGTERM");
       return exited;
     });
-    const timer = setTimeout(() => {
-      for (const worker of workers.values()) worker.process.kill("SIGKILL");
-    }, config.shutdownTimeoutMs + 5_000);
+    const timer = setTimeout(
+      () => {
+        for (const worker of workers.values()) worker.process.kill("SIGKILL");
+      },
+      config.shutdownDrainMs + config.shutdownTimeoutMs + 5_000,
+    );
     await Promise.all(exits);
     clearTimeout(timer);
     await db.close();

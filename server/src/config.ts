@@ -37,6 +37,11 @@ export interface Config {
   readonly validateResponses: boolean;
   /** How long a SIGTERM waits for in-flight requests before closing connections. */
   readonly shutdownTimeoutMs: number;
+  /**
+   * After a SIGTERM, how long the API keeps serving while `/ready` answers 503, so that a load balancer's health
+   * checks take it out of rotation before it stops accepting connections (SHUTDOWN_DRAIN_MS).
+   */
+  readonly shutdownDrainMs: number;
   /** Rate-limit changes: request budgets, and short windows injected by tests. */
   readonly rateLimits: LimitOverrides;
   /** Prefix of rate-limit counter keys in the store. */
@@ -189,6 +194,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     bodyLimitBytes: integer("BODY_LIMIT_BYTES", 1024 * 1024, 1024, 50 * 1024 * 1024),
     validateResponses: nodeEnv !== "production",
     shutdownTimeoutMs: integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 120_000),
+    // In production, three health checks of a balancer that checks every second (docs/deployment.md); elsewhere none,
+    // so that Ctrl-C and the tests stop at once.
+    shutdownDrainMs: integer("SHUTDOWN_DRAIN_MS", nodeEnv === "production" ? 3_000 : 0, 0, 120_000),
     rateLimits: {
       windows: perLimiter("RATE_LIMIT_WINDOWS"),
       points: {

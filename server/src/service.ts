@@ -316,6 +316,11 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     flushLastUsed: () => lastUsed.flush(),
     async stop() {
       shuttingDown = true;
+      if (server && config.shutdownDrainMs > 0) {
+        // `/ready` answers 503 from now; the balancer stops sending new requests before the listener closes.
+        logger.info({ drain_ms: config.shutdownDrainMs }, "draining: /ready answers 503, still serving");
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
       if (server) {
         const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
         server.closeIdleConnections();

@@ -43,6 +43,12 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("etag", false);
   app.set("trust proxy", deps.config.trustProxy);
   app.use(requestContext(requestContexts({ logger: deps.logger, metrics: deps.metrics })));
+  // While the process drains (a SIGTERM), every answer asks its client to open its next connection elsewhere.
+  const isShuttingDown = deps.isShuttingDown ?? (() => false);
+  app.use((_req, res, next) => {
+    if (isShuttingDown()) res.setHeader("Connection", "close");
+    next();
+  });
   app.use(
     API_PATHS,
     apiRouter({
@@ -59,7 +65,7 @@ export function createApp(deps: AppDeps): express.Express {
     opsRouter({
       openapi: deps.openapi,
       readiness: deps.readiness,
-      isShuttingDown: deps.isShuttingDown ?? (() => false),
+      isShuttingDown,
     }),
   );
   // After the API: the console's page route matches every path, and Express would answer OPTIONS for it.
