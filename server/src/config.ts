@@ -24,8 +24,12 @@ export interface Config {
   /** Unset: embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
-  /** Unset: rate-limit counters in PostgreSQL. */
+  /** Unset (and no sentinels): rate-limit counters in PostgreSQL. With sentinels, only its credentials and database. */
   readonly redisUrl: string | undefined;
+  /** Redis through Sentinel (REDIS_SENTINELS, `host:port,…`): the sentinels that name the primary. */
+  readonly redisSentinels: readonly { host: string; port: number }[] | undefined;
+  /** The primary's name at the sentinels (REDIS_SENTINEL_NAME). */
+  readonly redisSentinelName: string;
   /** Unset: e-mails land in the `outbox` table and the log. */
   readonly smtpUrl: string | undefined;
   readonly registrationMode: RegistrationMode;
@@ -123,6 +127,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     problems.push(`${name} must be one of ${allowed.join(", ")} (got "${raw}")`);
     return fallback;
   };
+  const hostPorts = (name: string): { host: string; port: number }[] | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    const found = raw.split(",").map((entry) => {
+      const match = /^\s*(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})\s*$/.exec(entry);
+      const port = Number(match?.[2]);
+      if (!match?.[1] || port < 1 || port > 65_535) return undefined;
+      return { host: match[1].replace(/^\[|\]$/g, ""), port };
+    });
+    if (found.some((entry) => entry === undefined)) {
+      problems.push(`${name} must be host:port pairs separated by commas (got "${raw}")`);
+      return undefined;
+    }
+    return found as { host: string; port: number }[];
+  };
   const url = (name: string, protocols: string[]): string | undefined => {
     const raw = read(name);
     if (raw === undefined) return undefined;
@@ -187,6 +206,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     databaseUrl: url("DATABASE_URL", ["postgres:", "postgresql:"]),
     dataDir: resolve(read("DATA_DIR") ?? ".data"),
     redisUrl: url("REDIS_URL", ["redis:", "rediss:"]),
+    redisSentinels: hostPorts("REDIS_SENTINELS"),
+    redisSentinelName: read("REDIS_SENTINEL_NAME") ?? "mymaster",
     smtpUrl: url("SMTP_URL", ["smtp:", "smtps:"]),
     registrationMode: oneOf<RegistrationMode>("REGISTRATION_MODE", ["open", "invite"], "open"),
     webhookAllowPrivateNetworks: boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),

@@ -5,7 +5,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
 import { CLUSTER_ROLE_ENV } from "./cluster-env.ts";
@@ -55,6 +55,7 @@ import { findConsoleBuild } from "./ops/console.ts";
 import { createMetrics, startMetricsServer } from "./ops/metrics.ts";
 import type { ReadinessCheck } from "./ops/ops.routes.ts";
 import { createLimiters, type Limiters, RATE_LIMIT_CLEARED_CHANNEL } from "./rate-limit/limiters.ts";
+import { redisClient } from "./redis-client.ts";
 
 export type Role = "start" | "api" | "worker" | "migrate";
 
@@ -111,23 +112,20 @@ export async function startService(config: Config, logger: Logger, role: Role): 
     };
   }
 
-  const redis =
-    config.redisUrl === undefined
-      ? undefined
-      : new Redis(config.redisUrl, {
-          // Fail fast instead of queueing commands while Redis is down (rate-limiter-flexible's advice), and give
-          // up on a command that a hung Redis does not answer: the limiters then count in PostgreSQL.
-          enableOfflineQueue: false,
-          maxRetriesPerRequest: 1,
-          // A backstop only: the limiters and the readiness check apply REDIS_COMMAND_TIMEOUT_MS themselves, with a
-          // deadline that a busy event loop cannot trip (lib/deadline.ts); this one would fire first under load.
-          commandTimeout: 10 * config.redisCommandTimeoutMs,
-          connectTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
-          lazyConnect: false,
-          // Commands issued in the same tick go out in one write and their replies come back in one read: under
-          // load, the budget checks of concurrent requests share a round trip instead of a syscall each.
-          enableAutoPipelining: true,
-        });
+  const redis = redisClient(config, {
+    // Fail fast instead of queueing commands while Redis is down (rate-limiter-flexible's advice), and give
+    // up on a command that a hung Redis does not answer: the limiters then count in PostgreSQL.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    // A backstop only: the limiters and the readiness check apply REDIS_COMMAND_TIMEOUT_MS themselves, with a
+    // deadline that a busy event loop cannot trip (lib/deadline.ts); this one would fire first under load.
+    commandTimeout: 10 * config.redisCommandTimeoutMs,
+    connectTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
+    lazyConnect: false,
+    // Commands issued in the same tick go out in one write and their replies come back in one read: under
+    // load, the budget checks of concurrent requests share a round trip instead of a syscall each.
+    enableAutoPipelining: true,
+  });
   let redisDown = false;
   redis?.on("error", (error) => {
     if (!redisDown) logger.warn({ err: error.message }, "redis error");

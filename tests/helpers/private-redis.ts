@@ -8,6 +8,7 @@ import { freePort } from "./private-postgres.ts";
 
 export interface PrivateRedis {
   readonly url: string;
+  readonly port: number;
   kill(): Promise<void>;
   start(): Promise<void>;
   freeze(): void;
@@ -24,21 +25,31 @@ export function redisServerBinary(): string | undefined {
   }
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/**
+ * `args` are more of redis-server's arguments (`--replicaof 127.0.0.1 6380`); `config`, a file to start from (a
+ * sentinel's, which it rewrites), with `ready` the line that says it serves.
+ */
+export async function startPrivateRedis(
+  options: { args?: string[]; config?: string; ready?: string } = {},
+): Promise<PrivateRedis> {
   const binary = redisServerBinary();
   if (!binary) throw new Error("redis-server is not installed (apt-get install redis-server)");
   const port = await freePort();
+  const ready = options.ready ?? "Ready to accept connections";
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const args = [
+      ...(options.config ? [options.config] : []),
+      ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      ...(options.args ?? []),
+    ];
+    child = spawn(binary, args, { stdio: ["ignore", "pipe", "ignore"] });
     let output = "";
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
       child?.stdout?.on("data", (chunk) => {
         output += chunk;
-        if (output.includes("Ready to accept connections")) {
+        if (output.includes(ready)) {
           clearTimeout(timer);
           resolve();
         }
@@ -54,6 +65,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   await start();
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     kill,
     start,
     freeze: () => child?.kill("SIGSTOP"),

@@ -8,13 +8,13 @@
  * its message, in plain text on stderr: exit 2 for a usage error, 1 for any other failure.
  */
 import { parseArgs } from "node:util";
-import { Redis } from "ioredis";
 import pino from "pino";
 import { loadConfig } from "../config.ts";
 import { openDatabase } from "../db/database.ts";
 import { embeddedState } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
+import { redisClient } from "../redis-client.ts";
 import {
   CommandError,
   clearLimit,
@@ -114,9 +114,7 @@ async function main(): Promise<number> {
   const db = await openDatabase(config, logger);
   const notice = found && startNotice(found, config.dataDir);
   if (notice) process.stderr.write(`${notice}\n`);
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 2 })
-    : undefined;
+  const redis = redisClient(config, { enableOfflineQueue: true, maxRetriesPerRequest: 2 });
   try {
     await migrate(db.pool);
     let result: unknown;
