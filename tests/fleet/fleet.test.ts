@@ -13,7 +13,7 @@ describe.skipIf(missing !== undefined && process.env.CI !== "true")("the fleet b
   let fleet: Fleet;
   beforeAll(async () => {
     if (missing) throw new Error(missing);
-    fleet = await startFleet();
+    fleet = await startFleet({ API_RATE_LIMIT_PER_MINUTE: "1000000" });
   }, 180_000);
   afterAll(async () => {
     await fleet?.stop();
@@ -39,4 +39,55 @@ describe.skipIf(missing !== undefined && process.env.CI !== "true")("the fleet b
     ]);
     expect(forged.map((answer) => answer.status)).toEqual([429, 429]);
   });
+
+  it("comes through a rolling SIGTERM restart of each API host under load without a failed request", async () => {
+    const workspace = await fleet.admin("workspace:create", "--name", "Fleet", "--owner-email", "fleet@example.com");
+    const { key } = await fleet.admin(
+      "api-key:create",
+      "--workspace",
+      String(workspace.workspace_id),
+      "--name",
+      "load",
+      "--scopes",
+      "leads:read,leads:write",
+    );
+    const loading = fleet.load({ seconds: 30, rate: 200, key: String(key) });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    for (const host of ["api1", "api2"] as const) {
+      expect(await fleet.stopService(host)).toBe(0);
+      await fleet.startService(host);
+      // Back in rotation (rise 2, a second apart) before the next host goes.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+    }
+    const load = await loading;
+    console.log(
+      `rolling restart: ${load.sent} requests, ${load.failures.length} failed, ${load.acknowledged.length} writes`,
+    );
+    expect(load.failures.slice(0, 5)).toEqual([]);
+    expect(load.sent).toBeGreaterThan(3_000);
+    const stored = await fleet.sql(
+      "SELECT external_id, count(*)::int AS n FROM leads WHERE external_id = ANY($1) GROUP BY external_id",
+      [load.acknowledged],
+    );
+    expect(stored.length).toBe(load.acknowledged.length);
+    expect(stored.every((row) => row.n === 1)).toBe(true);
+  }, 120_000);
+
+  it("routes around an API host cut off from the database, and serves through it again when it returns", async () => {
+    fleet.ip("api1", "route", "add", "blackhole", "10.200.0.2/32");
+    try {
+      // Out of rotation: two failed checks of /ready (each ends at its 2 s deadline).
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+      const answers = await fleet.request(Array.from({ length: 20 }, () => ({ path: "/ready" })));
+      expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    } finally {
+      fleet.ip("api1", "route", "del", "blackhole", "10.200.0.2/32");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const served = () => fleet.output("api1").split('"path":"/health"').length;
+    const before = served();
+    await fleet.request(Array.from({ length: 10 }, () => ({ path: "/health" })));
+    // api1 answers again (no restart): the requests after its return reached it too.
+    expect(served()).toBeGreaterThan(before);
+  }, 60_000);
 });

@@ -1,17 +1,25 @@
 /**
- * The fleet's client (run inside its client host by fleet.ts): sends the requests given as JSON, one after another,
- * to the balancer, and prints their answers as JSON.
+ * The fleet's client (run inside its client host by fleet.ts), in one of two modes:
+ * - requests: sends the requests given as JSON, one after another, to the balancer, and prints their answers;
+ * - load: for `seconds`, `rate` requests a second over 16 connections, alternately `GET /v1/leads` and an idempotent
+ *   `POST /v1/leads` (its Idempotency-Key also its `external_id`), each retried with the same key on a network error;
+ *   prints how many were sent, the failures, and the keys of the acknowledged writes.
  *
- *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 '[{"path":"/ready"}]'
+ *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 requests '[{"path":"/ready"}]'
+ *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 load '{"seconds":20,"rate":200,"key":"sk_…"}'
  */
-const [base, list] = process.argv.slice(2) as [string, string];
-const answers = [];
-for (const request of JSON.parse(list) as {
+import { randomUUID } from "node:crypto";
+
+const [base, mode, spec] = process.argv.slice(2) as [string, string, string];
+
+interface Request {
   method?: string;
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
-}[]) {
+}
+
+async function send(request: Request) {
   const started = performance.now();
   try {
     const response = await fetch(new URL(request.path, base), {
@@ -20,9 +28,48 @@ for (const request of JSON.parse(list) as {
       ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
       signal: AbortSignal.timeout(10_000),
     });
-    answers.push({ status: response.status, body: await response.text(), ms: performance.now() - started });
+    return { status: response.status, body: await response.text(), ms: performance.now() - started };
   } catch (error) {
-    answers.push({ status: 0, body: String(error), ms: performance.now() - started });
+    return { status: 0, body: String(error), ms: performance.now() - started };
   }
 }
-process.stdout.write(JSON.stringify(answers));
+
+if (mode === "requests") {
+  const answers = [];
+  for (const request of JSON.parse(spec) as Request[]) answers.push(await send(request));
+  process.stdout.write(JSON.stringify(answers));
+} else {
+  const { seconds, rate, key } = JSON.parse(spec) as { seconds: number; rate: number; key: string };
+  const auth = { authorization: `Bearer ${key}` };
+  const failures: { status: number; body: string }[] = [];
+  const acknowledged: string[] = [];
+  let sent = 0;
+  const until = Date.now() + seconds * 1_000;
+  const interval = (16 * 1_000) / rate;
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, lane) => {
+      for (let n = lane; Date.now() < until; n += 16) {
+        const next = Date.now() + interval;
+        sent += 1;
+        const write = n % 2 === 1;
+        const id = randomUUID();
+        const request: Request = write
+          ? {
+              method: "POST",
+              path: "/v1/leads",
+              headers: { ...auth, "idempotency-key": id },
+              body: { external_id: id },
+            }
+          : { path: "/v1/leads?limit=5", headers: auth };
+        let answer = await send(request);
+        // A connection the network lost: the same request again, as an integrator's client does (same key).
+        for (let retry = 0; retry < 3 && answer.status === 0; retry++) answer = await send(request);
+        if (answer.status >= 200 && answer.status < 300) {
+          if (write) acknowledged.push(id);
+        } else failures.push({ status: answer.status, body: answer.body.slice(0, 200) });
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
+      }
+    }),
+  );
+  process.stdout.write(JSON.stringify({ sent, failures, acknowledged }));
+}

@@ -65,6 +65,14 @@ export interface Fleet {
   readonly url: string;
   /** Runs fleet-client.ts in the client host with these requests; resolves with its answers. */
   request(requests: FleetRequest[]): Promise<FleetAnswer[]>;
+  /** Runs fleet-client.ts's load in the client host; resolves when it ends. */
+  load(options: { seconds: number; rate: number; key: string }): Promise<FleetLoad>;
+  /** The admin CLI, run in the first API host; resolves with its JSON answer. */
+  admin(...args: string[]): Promise<Record<string, unknown>>;
+  /** One SQL statement on the fleet's PostgreSQL (from the first API host); resolves with its rows. */
+  sql(text: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** Runs `ip` inside a host (`route add blackhole …`). */
+  ip(host: Host, ...args: string[]): void;
   /** Starts (again) one host's service process. */
   startService(host: "api1" | "api2" | "worker1" | "worker2"): Promise<void>;
   /** Sends a signal to one host's service process and resolves when it has exited. */
@@ -79,6 +87,11 @@ export interface FleetRequest {
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+}
+export interface FleetLoad {
+  sent: number;
+  failures: { status: number; body: string }[];
+  acknowledged: string[];
 }
 export interface FleetAnswer {
   status: number;
@@ -188,7 +201,11 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     await waitFor("postgres", "database system is ready to accept connections");
 
     const redis = redisServerBinary() as string;
-    const redisArgs = ["--bind", ADDRESSES.db, "--save", "", "--appendonly", "no", "--protected-mode", "no"];
+    const redisArgs = [
+      ...["--bind", ADDRESSES.db, "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+      // A replica's full sync writes a file: here, not in the repository.
+      ...["--dir", root],
+    ];
     run("redis", "db", [redis, "--port", "6379", ...redisArgs]);
     await waitFor("redis", "Ready to accept connections");
     run("replica", "db", [redis, "--port", "6380", ...redisArgs, "--replicaof", ADDRESSES.db, "6379"]);
@@ -199,7 +216,17 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       `sentinel monitor primary ${ADDRESSES.db} 6379 1\nsentinel down-after-milliseconds primary 1000\n` +
         "sentinel failover-timeout primary 5000\n",
     );
-    run("sentinel", "db", [redis, sentinelConfig, "--sentinel", "--port", "26379", "--bind", ADDRESSES.db]);
+    run("sentinel", "db", [
+      redis,
+      sentinelConfig,
+      "--sentinel",
+      "--port",
+      "26379",
+      "--bind",
+      ADDRESSES.db,
+      "--dir",
+      root,
+    ]);
     await waitFor("sentinel", "+monitor master primary");
 
     const serviceEnv = {
@@ -231,23 +258,27 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     await Promise.all((["api1", "api2", "worker1", "worker2"] as const).map(startService));
     run("haproxy", "lb", ["haproxy", "-db", "-f", HAPROXY_CONFIG]);
 
-    const request = async (requests: FleetRequest[]): Promise<FleetAnswer[]> => {
-      const client = run(`client-${Date.now()}`, "client", [
+    const output = async (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
+      const child = run(name, host, args, extraEnv);
+      let out = "";
+      child.stdout?.on("data", (chunk) => {
+        out += chunk;
+      });
+      const [exit] = await once(child, "exit");
+      if (exit !== 0) throw new Error(`${name} failed (${exit}): ${out}\n${outputs.get(name)}`);
+      return out;
+    };
+    const client = (mode: string, spec: unknown) =>
+      output(`client-${Date.now()}-${Math.random()}`, "client", [
         node,
         "--import",
         "tsx",
         join(REPO, "tests", "helpers", "fleet-client.ts"),
         `http://${ADDRESSES.lb}:8080`,
-        JSON.stringify(requests),
+        mode,
+        JSON.stringify(spec),
       ]);
-      let out = "";
-      client.stdout?.on("data", (chunk) => {
-        out += chunk;
-      });
-      const [exit] = await once(client, "exit");
-      if (exit !== 0) throw new Error(`fleet client failed: ${out}`);
-      return JSON.parse(out) as FleetAnswer[];
-    };
+    const request = async (requests: FleetRequest[]) => JSON.parse(await client("requests", requests)) as FleetAnswer[];
     // Both API hosts in rotation: HAProxy has seen each /ready answer 200 (rise 2, a second apart).
     for (let i = 0; i < 100; i++) {
       const answers = await request([{ path: "/ready" }, { path: "/ready" }]);
@@ -260,6 +291,28 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       id,
       url: `http://${ADDRESSES.lb}:8080`,
       request,
+      load: async (options) => JSON.parse(await client("load", options)) as FleetLoad,
+      admin: async (...args) =>
+        JSON.parse(
+          await output(
+            `admin-${Date.now()}`,
+            "api1",
+            [node, join(REPO, "server", "dist", "cli", "admin.js"), ...args],
+            {
+              ...serviceEnv,
+              LOG_LEVEL: "error",
+            },
+          ),
+        ) as Record<string, unknown>,
+      ip: (host, ...args) => ip("-n", ns(host), ...args),
+      sql: async (text, values = []) => {
+        const script =
+          "import pg from 'pg'; const c = new pg.Client(process.env.DATABASE_URL); await c.connect();" +
+          "const r = await c.query(process.argv[1], JSON.parse(process.argv[2])); await c.end();" +
+          "process.stdout.write(JSON.stringify(r.rows));";
+        const args = [node, "--input-type=module", "-e", script, text, JSON.stringify(values)];
+        return JSON.parse(await output(`sql-${Date.now()}`, "api1", args, serviceEnv)) as Record<string, unknown>[];
+      },
       startService,
       async stopService(host, signal = "SIGTERM") {
         const child = processes.get(host);

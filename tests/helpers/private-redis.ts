@@ -4,6 +4,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { freePort } from "./private-postgres.ts";
 
 export interface PrivateRedis {
@@ -36,11 +39,13 @@ export async function startPrivateRedis(
   if (!binary) throw new Error("redis-server is not installed (apt-get install redis-server)");
   const port = await freePort();
   const ready = options.ready ?? "Ready to accept connections";
+  // A replica's full sync writes its file here, not in the folder the tests run from.
+  const dir = mkdtempSync(join(tmpdir(), "private-redis-"));
   let child: ChildProcess | undefined;
   const start = async () => {
     const args = [
       ...(options.config ? [options.config] : []),
-      ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
       ...(options.args ?? []),
     ];
     child = spawn(binary, args, { stdio: ["ignore", "pipe", "ignore"] });
@@ -73,6 +78,7 @@ export async function startPrivateRedis(
     async stop() {
       child?.kill("SIGCONT");
       await kill();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
