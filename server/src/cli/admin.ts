@@ -13,8 +13,8 @@ import { loadConfig } from "../config.ts";
 import { openDatabase } from "../db/database.ts";
 import { embeddedState } from "../db/embedded.ts";
 import { migrate } from "../db/migrate.ts";
+import { redisClient } from "../db/redis-client.ts";
 import { createLimiters } from "../rate-limit/limiters.ts";
-import { redisClient } from "../redis-client.ts";
 import {
   CommandError,
   clearLimit,

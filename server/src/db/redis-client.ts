@@ -6,7 +6,7 @@
  * fails fast and the request budgets count in PostgreSQL (rate-limit/limiters.ts).
  */
 import { Redis, type RedisOptions } from "ioredis";
-import type { Config } from "./config.ts";
+import type { Config } from "../config.ts";
 
 /** undefined when the service uses no Redis. */
 export function redisClient(
