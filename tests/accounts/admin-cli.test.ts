@@ -52,6 +52,21 @@ describe("admin CLI", () => {
     expect(denied.status).toBe(403);
   });
 
+  it("revokes a key at once for the serving process", async () => {
+    const workspace = await admin("workspace:create", "--name", "Revoke", "--owner-email", uniqueEmail("rev"));
+    const created = await admin(
+      "api-key:create",
+      ...["--workspace", String(workspace.json.workspace_id), "--name", "gone", "--scopes", "leads:read"],
+    );
+    const call = () => service().fetch("/v1/leads", { headers: { authorization: `Bearer ${created.json.key}` } });
+    expect((await call()).status).toBe(200);
+    const revoked = await admin("api-key:revoke", "--id", String(created.json.id));
+    expect(revoked.json).toEqual({ id: created.json.id, revoked_at: expect.stringMatching(/^\d{4}-/) });
+    expect((await call()).status).toBe(401);
+    const unknown = await admin("api-key:revoke", "--id", "key_01JD3Z7H1B2C3D4E5F6G7H8J9K");
+    expect([unknown.code, unknown.stderr]).toEqual([1, "admin: no API key key_01JD3Z7H1B2C3D4E5F6G7H8J9K\n"]);
+  });
+
   it("creates an invite for one address", async () => {
     const result = await admin("invite:create", "--email", " New.User@Example.com ");
     expect(result.code).toBe(0);

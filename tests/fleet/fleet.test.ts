@@ -90,4 +90,22 @@ describe.skipIf(missing !== undefined && process.env.CI !== "true")("the fleet b
     // api1 answers again (no restart): the requests after its return reached it too.
     expect(served()).toBeGreaterThan(before);
   }, 60_000);
+
+  it("refuses a key revoked through one host on the other within a second", async () => {
+    const workspace = await fleet.admin("workspace:create", "--name", "Revoke", "--owner-email", "revoke@example.com");
+    const created = await fleet.admin(
+      ...["api-key:create", "--workspace", String(workspace.workspace_id), "--name", "r", "--scopes", "leads:read"],
+    );
+    const onApi2 = { path: "http://10.200.0.12:3000/v1/leads", headers: { authorization: `Bearer ${created.key}` } };
+    // The key is known (and cached) on the second API host first.
+    expect((await fleet.request([onApi2]))[0]?.status).toBe(200);
+    const watching = fleet.request([{ ...onApi2, until: 401, timeoutMs: 10_000 }]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const revoked = await fleet.admin("api-key:revoke", "--id", String(created.id));
+    const [refused] = await watching;
+    expect(refused?.status).toBe(401);
+    const late = (refused?.at ?? 0) - Date.parse(String(revoked.revoked_at));
+    console.log(`revocation: refused on the other host ${late} ms after it was committed`);
+    expect(late).toBeLessThan(1_000);
+  }, 60_000);
 });

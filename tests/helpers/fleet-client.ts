@@ -14,9 +14,13 @@ const [base, mode, spec] = process.argv.slice(2) as [string, string, string];
 
 interface Request {
   method?: string;
+  /** A path on the balancer, or a whole URL (a host directly). */
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Sends it again every 20 ms until it answers this status (at most `timeoutMs`). */
+  until?: number;
+  timeoutMs?: number;
 }
 
 async function send(request: Request) {
@@ -28,15 +32,26 @@ async function send(request: Request) {
       ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
       signal: AbortSignal.timeout(10_000),
     });
-    return { status: response.status, body: await response.text(), ms: performance.now() - started };
+    const body = await response.text();
+    return { status: response.status, body, ms: performance.now() - started, at: Date.now() };
   } catch (error) {
-    return { status: 0, body: String(error), ms: performance.now() - started };
+    return { status: 0, body: String(error), ms: performance.now() - started, at: Date.now() };
   }
+}
+
+async function sendUntil(request: Request) {
+  const deadline = Date.now() + (request.timeoutMs ?? 5_000);
+  let answer = await send(request);
+  while (request.until !== undefined && answer.status !== request.until && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    answer = await send(request);
+  }
+  return answer;
 }
 
 if (mode === "requests") {
   const answers = [];
-  for (const request of JSON.parse(spec) as Request[]) answers.push(await send(request));
+  for (const request of JSON.parse(spec) as Request[]) answers.push(await sendUntil(request));
   process.stdout.write(JSON.stringify(answers));
 } else {
   const { seconds, rate, key } = JSON.parse(spec) as { seconds: number; rate: number; key: string };

@@ -84,9 +84,13 @@ export interface Fleet {
 
 interface FleetRequest {
   method?: string;
+  /** A path on the balancer, or a whole URL (a host directly: `http://10.200.0.12:3000/v1/leads`). */
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Sent again every 20 ms until it answers this status (at most `timeoutMs`). */
+  until?: number;
+  timeoutMs?: number;
 }
 interface FleetLoad {
   sent: number;
@@ -97,6 +101,8 @@ interface FleetAnswer {
   status: number;
   body: string;
   ms: number;
+  /** When it was answered (epoch ms; the hosts share the machine's clock). */
+  at: number;
 }
 
 export async function startFleet(env: Record<string, string> = {}): Promise<Fleet> {

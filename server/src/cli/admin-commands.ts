@@ -4,6 +4,7 @@
 import type pg from "pg";
 import { withTransaction } from "../db/transaction.ts";
 import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
+import { workspaceOfKey } from "../domain/api-keys/api-keys.store.ts";
 import { findUserByEmail, insertInvite, insertUser } from "../domain/auth/auth.store.ts";
 import { insertWorkspace, listWorkspaceRows, workspaceExists } from "../domain/workspaces/workspaces.store.ts";
 import { loadOpenApiDocument } from "../http/openapi-document.ts";
@@ -71,6 +72,15 @@ export async function createApiKey(
     ...(input.expiresAt ? { expires_at: input.expiresAt } : {}),
   });
   return { id: key.id, key: key.key, scopes: key.scopes };
+}
+
+/** Revokes a key at once, in every process (the revocation's NOTIFY); answers when it was revoked. */
+export async function revokeApiKey(pool: pg.Pool, input: { id: string }) {
+  const workspaceId = await workspaceOfKey(pool, input.id);
+  if (!workspaceId) throw new CommandError(`no API key ${input.id}`);
+  await createApiKeyService(pool).revoke(workspaceId, input.id);
+  const key = await createApiKeyService(pool).get(workspaceId, input.id);
+  return { id: key.id, revoked_at: key.revoked_at };
 }
 
 /** Clears one limiter's counter for one key (an IP or an e-mail, normalised as the limiter keys it). */

@@ -24,6 +24,7 @@ import {
   knownScopes,
   listMail,
   listWorkspaces,
+  revokeApiKey,
 } from "./admin-commands.ts";
 import { startNotice } from "./embedded-state.ts";
 
@@ -38,6 +39,8 @@ Each command prints its answer as one line of JSON on stdout.
   api-key:create --workspace ws_… --name N --scopes a,b [--expires-at 2027-01-01T00:00:00Z]
       An API key of that workspace (from workspace:list), shown once: { id, key, scopes }.
       Scopes: <scopes>.
+  api-key:revoke --id key_…
+      Revokes a key at once, on every API process: { id, revoked_at }.
   limits:clear --limiter L --key K
       Clears one limiter's counter for one key: { cleared }. The key each limiter counts by:
         register-ip, forgot-ip, resend-ip, login-ip   a client address: an IPv4 address (192.0.2.7), or an IPv6
@@ -72,6 +75,7 @@ const COMMANDS = [
   "workspace:list",
   "workspace:create",
   "api-key:create",
+  "api-key:revoke",
   "limits:clear",
   "invite:create",
   "outbox:list",
@@ -103,6 +107,7 @@ async function main(): Promise<number> {
       email: { type: "string" },
       "ttl-days": { type: "string" },
       limit: { type: "string" },
+      id: { type: "string" },
     },
     strict: true,
   });
@@ -138,6 +143,9 @@ async function main(): Promise<number> {
             .filter(Boolean),
           ...(values["expires-at"] ? { expiresAt: values["expires-at"] } : {}),
         });
+        break;
+      case "api-key:revoke":
+        result = await revokeApiKey(db.pool, { id: required(values, "id") });
         break;
       case "limits:clear": {
         const limiters = createLimiters({ redis, pool: db.pool, config, logger });

@@ -107,3 +107,9 @@ export async function recordLastUsed(db: Db, uses: { id: string; at: Date }[]): 
     [uses.map((use) => use.id), uses.map((use) => use.at)],
   );
 }
+
+/** The workspace of a key, whatever its state (the admin CLI revokes by id alone). */
+export async function workspaceOfKey(db: Db, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ workspace_id: string }>("SELECT workspace_id FROM api_keys WHERE id = $1", [id]);
+  return rows[0]?.workspace_id;
+}
