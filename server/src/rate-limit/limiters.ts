@@ -20,7 +20,7 @@
  *
  * A store failure is an `unavailable` decision (the caller answers 503), never a silent pass.
  *
- * A key over its budget is then refused from this process's memory until its window ends (rate-limiter-flexible's
+ * An account limiter's key over its budget is then refused from this process's memory until its window ends (rate-limiter-flexible's
  * `inMemoryBlockOnConsumed`, at one point past the budget): a flood of refused requests costs no store round trip.
  * The limits stay exact: only a key the store has counted over its budget is blocked, for no longer than the store
  * would refuse it. A cleared key (`limits:clear`) is unblocked here by `clear`, and in the other processes by
@@ -79,8 +79,10 @@ export function createLimiters(options: LimiterOptions): Limiters {
       keyPrefix: `${options.config.rateLimitKeyPrefix}:${name}`,
       points: rule.points,
       duration: rule.durationSeconds,
-      // Once the store has counted a key one point past its budget, refuse it from memory until its window ends.
-      inMemoryBlockOnConsumed: rule.points + 1,
+      // An account limiter refuses a key from memory once the store has counted it one point past its budget, until
+      // its window ends. Not the request budgets: on every /v1 call the option cost about 40 % more CPU per request
+      // (docs/performance.md), and a key over its budget is cheap to refuse there already.
+      ...(rule.guards === "account" && { inMemoryBlockOnConsumed: rule.points + 1 }),
     };
     postgres.set(
       name,
