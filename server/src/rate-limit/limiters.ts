@@ -20,8 +20,9 @@
  *
  * A store failure is an `unavailable` decision (the caller answers 503), never a silent pass.
  *
- * An account limiter's key over its budget is then refused from this process's memory until its window ends (rate-limiter-flexible's
- * `inMemoryBlockOnConsumed`, at one point past the budget): a flood of refused requests costs no store round trip.
+ * A key over an account limiter's budget is then refused from this process's memory until its window ends
+ * (rate-limiter-flexible's `inMemoryBlockOnConsumed`, at one point past the budget): a flood of refused account
+ * requests costs no store round trip.
  * The limits stay exact: only a key the store has counted over its budget is blocked, for no longer than the store
  * would refuse it. A cleared key (`limits:clear`) is unblocked here by `clear`, and in the other processes by
  * `forget` on the notification the clearing sends (RATE_LIMIT_CLEARED_CHANNEL).
