@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 
 const [base, mode, spec] = process.argv.slice(2) as [string, string, string];
 
-interface Request {
+export interface FleetRequest {
   method?: string;
   /** A path on the balancer, or a whole URL (a host directly). */
   path: string;
@@ -23,7 +23,7 @@ interface Request {
   timeoutMs?: number;
 }
 
-async function send(request: Request) {
+async function send(request: FleetRequest) {
   const started = performance.now();
   try {
     const response = await fetch(new URL(request.path, base), {
@@ -39,7 +39,7 @@ async function send(request: Request) {
   }
 }
 
-async function sendUntil(request: Request) {
+async function sendUntil(request: FleetRequest) {
   const deadline = Date.now() + (request.timeoutMs ?? 5_000);
   let answer = await send(request);
   while (request.until !== undefined && answer.status !== request.until && Date.now() < deadline) {
@@ -51,7 +51,7 @@ async function sendUntil(request: Request) {
 
 if (mode === "requests") {
   const answers = [];
-  for (const request of JSON.parse(spec) as Request[]) answers.push(await sendUntil(request));
+  for (const request of JSON.parse(spec) as FleetRequest[]) answers.push(await sendUntil(request));
   process.stdout.write(JSON.stringify(answers));
 } else {
   const { seconds, rate, key } = JSON.parse(spec) as { seconds: number; rate: number; key: string };
@@ -68,7 +68,7 @@ if (mode === "requests") {
         sent += 1;
         const write = n % 2 === 1;
         const id = randomUUID();
-        const request: Request = write
+        const request: FleetRequest = write
           ? {
               method: "POST",
               path: "/v1/leads",

