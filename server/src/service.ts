@@ -223,6 +223,7 @@ export async function startService(config: Config, logger: Logger, role: Role): 
   if (redis) {
     readiness.push({
       name: "redis",
+      essential: false,
       check: async () => void (await withDeadline(redis.ping(), config.redisCommandTimeoutMs)),
     });
   }

@@ -280,6 +280,17 @@ describe.skipIf(!runnable)("Redis failing under two server processes", () => {
     expect(
       await until(() => servers.every((server, i) => count(server, "redis error") > (before[i]?.errors ?? 0))),
     ).toBe(true);
+    // Still in a balancer's rotation meanwhile: Redis is reported down, and the process serves without it.
+    for (const server of servers) {
+      const response = await fetch(`${server.url}/ready`);
+      const body = (await response.json()) as { status: string; checks: Record<string, { ok: boolean }> };
+      expect([response.status, body.status, body.checks.redis?.ok, body.checks.postgres?.ok]).toEqual([
+        200,
+        "degraded",
+        false,
+        true,
+      ]);
+    }
     await redis.start();
     const ready = async () =>
       (await Promise.all(servers.map((server) => fetch(`${server.url}/ready`)))).every((r) => r.status === 200);

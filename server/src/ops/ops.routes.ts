@@ -10,6 +10,11 @@ import { problemsRouter } from "./problems.ts";
 
 export interface ReadinessCheck {
   name: string;
+  /**
+   * false: the process serves without it (Redis: the request budgets count in PostgreSQL meanwhile), so its failure is
+   * reported as `degraded` with 200, and a balancer keeps the process in rotation. Default true.
+   */
+  essential?: boolean;
   check(): Promise<void>;
 }
 
@@ -46,10 +51,11 @@ export function opsRouter(options: {
 
   router.get("/ready", async (_req, res) => {
     const checks = await Promise.all(options.readiness.map(runCheck));
-    const ready = !options.isShuttingDown() && checks.every((check) => check.ok);
+    const ready =
+      !options.isShuttingDown() && checks.every((check, i) => check.ok || options.readiness[i]?.essential === false);
     res.setHeader("Cache-Control", "no-store");
     res.status(ready ? 200 : 503).json({
-      status: ready ? "ready" : "unavailable",
+      status: ready ? (checks.every((check) => check.ok) ? "ready" : "degraded") : "unavailable",
       shutting_down: options.isShuttingDown(),
       checks: Object.fromEntries(checks.map(({ name, ...rest }) => [name, rest])),
     });
