@@ -2,7 +2,7 @@
  * The local receiver's certificates, made with `selfsigned` (no openssl): a certificate authority kept in a folder
  * (`ca.pem`, `ca-key.pem`), so that a restart of the receiver keeps the CA that the service was started to trust
  * (NODE_EXTRA_CA_CERTS is read once, when a process starts), and a server certificate for 127.0.0.1, localhost and
- * ::1, issued by that CA at every start and kept in memory only.
+ * ::1 (and any further IP addresses asked for), issued by that CA at every start and kept in memory only.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -41,7 +41,12 @@ function existingCa(certFile: string, keyFile: string, now: number): { cert: str
   }
 }
 
-export async function loadCertificates(dir: string, now = Date.now()): Promise<ReceiverCertificates> {
+export async function loadCertificates(
+  dir: string,
+  now = Date.now(),
+  /** Further IP addresses the server certificate names (a receiver on another host). */
+  addresses: readonly string[] = [],
+): Promise<ReceiverCertificates> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caFile = join(dir, "ca.pem");
   const caKeyFile = join(dir, "ca-key.pem");
@@ -80,6 +85,7 @@ export async function loadCertificates(dir: string, now = Date.now()): Promise<R
           { type: 7, ip: "127.0.0.1" },
           { type: 2, value: "localhost" },
           { type: 7, ip: "::1" },
+          ...addresses.map((ip) => ({ type: 7 as const, ip })),
         ],
       },
     ],

