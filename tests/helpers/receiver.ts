@@ -4,7 +4,7 @@
  * NODE_EXTRA_CA_CERTS, as production would for a private CA.
  */
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,16 +14,17 @@ export interface Certificates {
   caFile: string;
   key: string;
   cert: string;
+  /** The folder of `ca.pem`, and of the server's `server.key` and `server.pem` for a receiver in another process. */
+  dir: string;
 }
 
 /** `addresses`: IP addresses the server certificate names besides the loopback ones. */
 export async function makeCertificates(addresses: readonly string[] = []): Promise<Certificates> {
-  const { caFile, key, cert } = await loadCertificates(
-    mkdtempSync(join(tmpdir(), "receiver-ca-")),
-    Date.now(),
-    addresses,
-  );
-  return { caFile, key, cert };
+  const dir = mkdtempSync(join(tmpdir(), "receiver-ca-"));
+  const { caFile, key, cert } = await loadCertificates(dir, Date.now(), addresses);
+  writeFileSync(join(dir, "server.key"), key, { mode: 0o600 });
+  writeFileSync(join(dir, "server.pem"), cert);
+  return { caFile, key, cert, dir };
 }
 
 export interface Received {
