@@ -1,6 +1,6 @@
 /**
- * One API process per core (`WEB_CONCURRENCY`), all on one port through node:cluster: the primary process opens
- * the database once (migrations run once; an embedded PostgreSQL is started by it and stopped by it last), then
+ * API processes (`WEB_CONCURRENCY`, else `apiProcesses`), all on one port through node:cluster: the primary process
+ * opens the database once (migrations run once; an embedded PostgreSQL is started by it and stopped by it last), then
  * forks the processes that serve. With the `start` role, one more process runs the background jobs (the `worker`
  * role: deliveries, pruning, e-mail) at a lower CPU priority (WORKER_NICE, priority.ts), so that background jobs do
  * not multiply with the cores and no API process shares its event loop with a drain of deliveries. `DB_POOL_MAX` is
@@ -10,6 +10,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
+import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
 import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import type { Config } from "./config.ts";
@@ -34,11 +35,36 @@ export function poolShares(total: number, apiProcesses: number, worker: boolean)
   return { api: Math.max(2, Math.floor((total - workerShare) / apiProcesses)), worker: workerShare };
 }
 
+/**
+ * How many API processes this host runs: WEB_CONCURRENCY when set; otherwise, in production, one per core on a host
+ * that only serves the API (`api`), and one per core but one, at least one, on a host that also runs the worker
+ * (`start`), where the worker and the API processes share the cores (`npm run bench:processes`: on 2 cores beside the
+ * worker, one API process had the lower p99 for GET and POST alike, docs/deployment.md); outside production, one.
+ */
+export function apiProcesses(
+  config: Pick<Config, "webConcurrency" | "nodeEnv">,
+  role: "start" | "api",
+  cores = availableParallelism(),
+): number {
+  if (config.webConcurrency !== undefined) return config.webConcurrency;
+  if (config.nodeEnv !== "production") return 1;
+  return role === "api" ? cores : Math.max(1, cores - 1);
+}
+
+/**
+ * Whether the role runs as a cluster: several API processes, or (in production) the worker beside them in a process
+ * of its own, so that no API process shares its event loop with a drain of deliveries.
+ */
+export function runsAsCluster(config: Pick<Config, "webConcurrency" | "nodeEnv">, role: string): boolean {
+  if (role !== "start" && role !== "api") return false;
+  return apiProcesses(config, role) > 1 || (role === "start" && config.nodeEnv === "production");
+}
+
 export async function runPrimary(config: Config, logger: Logger, role: "start" | "api"): Promise<void> {
   const db = await openDatabase(config, logger);
   const applied = await migrate(db.pool);
   if (applied.length > 0) logger.info({ applied }, "migrations applied");
-  const processes = config.webConcurrency;
+  const processes = apiProcesses(config, role);
   const roles: ("api" | "worker")[] = Array.from({ length: processes }, () => "api" as const);
   if (role === "start") roles.push("worker");
   const shares = poolShares(config.dbPoolMax, processes, role === "start");

@@ -2,7 +2,6 @@
  * The only module that reads the environment. `loadConfig()` turns it into a frozen, typed object with every
  * default in one place, and refuses to start on a setting it cannot parse (listing every bad one at once).
  */
-import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { LIMITER_NAMES, type LimiterName, type LimitOverrides } from "./lib/limiter-names.ts";
 
@@ -83,8 +82,8 @@ export interface Config {
    */
   readonly otelEndpoint: string | undefined;
   readonly metricsHost: string;
-  /** API processes on one port (node:cluster); WEB_CONCURRENCY, default: the cores in production, 1 otherwise. */
-  readonly webConcurrency: number;
+  /** API processes on one port (node:cluster): WEB_CONCURRENCY; unset, cluster.ts's `apiProcesses` decides. */
+  readonly webConcurrency: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -243,7 +242,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     otelEndpoint: read("OTEL_EXPORTER_OTLP_ENDPOINT"),
     metricsPort: read("METRICS_PORT") === undefined ? undefined : integer("METRICS_PORT", 0, 0, 65535),
     metricsHost: read("METRICS_HOST") ?? "127.0.0.1",
-    webConcurrency: integer("WEB_CONCURRENCY", nodeEnv === "production" ? availableParallelism() : 1, 1, 64),
+    webConcurrency: read("WEB_CONCURRENCY") === undefined ? undefined : integer("WEB_CONCURRENCY", 1, 1, 64),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -47,9 +47,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   // OpenTelemetry must patch Express, pg and ioredis before they are loaded: the service's modules are imported after.
   const stopTelemetry = config.otelEndpoint ? await startTelemetry() : undefined;
-  const { runPrimary } = await import("./cluster.ts");
+  const { runPrimary, runsAsCluster } = await import("./cluster.ts");
   const { startService } = await import("./service.ts");
-  if (cluster.isPrimary && config.webConcurrency > 1 && (role === "start" || role === "api")) {
+  if (cluster.isPrimary && runsAsCluster(config, role) && (role === "start" || role === "api")) {
     await runPrimary(config, logger, role);
     return;
   }

@@ -18,61 +18,17 @@
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
  *     npm run bench:api
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createInterface } from "node:readline";
-import pg from "pg";
-import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { GC_FLAGS } from "../../server/src/gc-flags.ts";
 import { runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { type LoadRequest, type LoadResult, load, report } from "./load.ts";
+import { benchWorkspace, floorServer, medianOf, ratio, WARM_UP } from "./rounds.ts";
 import { benchServiceEnv } from "./service-env.ts";
 
 const POOL_SIZE = "20";
-
-async function floorServer(kind: string, ...args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [new URL("./servers/floors.mjs", import.meta.url).pathname, kind, ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<string>((resolve) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", resolve);
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
-const WARM_UP = { warmUpSeconds: 3 };
 const ROUNDS = 3;
-
-/** Each figure's median over the rounds of one scenario. */
-function medianOf(results: LoadResult[]): LoadResult {
-  const mid = <T>(values: T[], by: (value: T) => number) =>
-    [...values].sort((a, b) => by(a) - by(b))[values.length >> 1];
-  const first = results[0];
-  if (!first) throw new Error("no runs");
-  const figure = (pick: (result: LoadResult) => number | undefined) =>
-    mid(
-      results.map(pick).filter((value): value is number => value !== undefined),
-      (value) => value,
-    );
-  const cpu = figure((result) => result.cpuMsPerRequest);
-  const stores = figure((result) => result.storesCpuMsPerRequest);
-  return {
-    name: first.name,
-    requests: figure((result) => result.requests) ?? 0,
-    errors: results.reduce((sum, result) => sum + result.errors, 0),
-    perSecond: figure((result) => result.perSecond) ?? 0,
-    p50: figure((result) => result.p50) ?? 0,
-    p99: figure((result) => result.p99) ?? 0,
-    ...(cpu !== undefined ? { cpuMsPerRequest: cpu } : {}),
-    ...(stores !== undefined ? { storesCpuMsPerRequest: stores } : {}),
-  };
-}
-
-const ratio = (service: LoadResult, floor: LoadResult) =>
-  `${service.name}: ${((service.perSecond / floor.perSecond) * 100).toFixed(1)} % of ${floor.name} (req/s), ` +
-  `p99 ${(service.p99 / Math.max(1, floor.p99)).toFixed(2)} × (${service.p99} ms vs ${floor.p99} ms)`;
-
 const database = await benchDatabase();
 const children: ChildProcess[] = [];
 try {
@@ -85,19 +41,7 @@ try {
   // One process, started as the README says a single process is (the cluster gives its processes the flag itself).
   const server = await runServer(["api"], serviceEnv(1), undefined, [...GC_FLAGS]);
   children.push(server.child);
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  const workspace = await createWorkspace(pool, { name: "Bench", ownerEmail: "bench@example.com" });
-  const workspaceId = workspace.workspace_id;
-  const { key } = await createApiKey(pool, { workspaceId, name: "bench", scopes: ["leads:read", "leads:write"] });
-  // 10,000 leads with ULID-shaped, time-ordered ids.
-  await pool.query(
-    `INSERT INTO leads (id, workspace_id, email, name, status, tags)
-     SELECT 'lead_01JD' || lpad(upper(to_hex(g)), 22, '0'), $1, 'lead' || g || '@example.com', 'Lead ' || g, 'new', '{bench}'
-       FROM generate_series(1, 10000) AS g`,
-    [workspaceId],
-  );
-  await pool.query("ANALYZE leads");
-  await pool.end();
+  const { workspaceId, key } = await benchWorkspace(database.url);
 
   const floors = {
     http: await floorServer("hello-http"),
