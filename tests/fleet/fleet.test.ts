@@ -116,7 +116,7 @@ describe.skipIf(off || (missing !== undefined && process.env.CI !== "true"))("th
 
   it("comes through a rolling SIGTERM restart of each API host under load without a failed request", async () => {
     const { key } = await newKey("rolling", ["leads:read", "leads:write"]);
-    const loading = fleet.load({ seconds: 30, rate: 200, key });
+    const loading = fleet.load({ seconds: 30, rate: 200, key, connections: 32 });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     for (const host of ["api1", "api2"] as const) {
       expect(await fleet.stopService(host)).toBe(0);
@@ -162,7 +162,7 @@ describe.skipIf(off || (missing !== undefined && process.env.CI !== "true"))("th
     const read = { path: "/v1/leads?limit=1", headers: { authorization: `Bearer ${counted}` } };
     const [before] = await fleet.request([read]);
     expect(remaining(before?.ratelimit)).toBe(BUDGET - 1);
-    const loading = fleet.load({ seconds: 15, rate: 100, key });
+    const loading = fleet.load({ seconds: 15, rate: 100, key, connections: 32 });
     await sleep(4_000);
     const killed = Date.now();
     await fleet.stopService("redis", "SIGKILL");

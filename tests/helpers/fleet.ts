@@ -90,6 +90,8 @@ export interface Fleet {
   admin(...args: string[]): Promise<Record<string, unknown>>;
   /** One SQL statement on the fleet's PostgreSQL (from the first API host); resolves with its rows. */
   sql(text: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** The network namespace of a host (`ip netns exec <it> …` runs a command there). */
+  namespace(host: Host): string;
   /** Runs `ip` inside a host (`route add blackhole …`). */
   ip(host: Host, ...args: string[]): void;
   /** Starts (again) one host's service process. */
@@ -139,7 +141,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     processes.set(name, child);
     return child;
   };
-  const waitFor = async (name: string, text: string, ms = 30_000) => {
+  const waitFor = async (name: string, text: string, ms = 90_000) => {
     const until = Date.now() + ms;
     while (!(outputs.get(name) ?? "").includes(text)) {
       const child = processes.get(name);
@@ -348,6 +350,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
             },
           ),
         ) as Record<string, unknown>,
+      namespace: ns,
       ip: (host, ...args) => ip("-n", ns(host), ...args),
       sql: async (text, values = []) => {
         const script =
