@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
-/** The fleet's hosts share the machine's cores: it runs after every other file, alone, so that none loads it. */
+/** The fleet's hosts share the machine's cores: it runs alone (a group of its own), no other file beside it. */
 const FLEET = "tests/fleet/**/*.test.ts";
 /** Real PostgreSQL, Redis and child processes: generous limits, never used as speed assertions. */
 const LIMITS = { testTimeout: 60_000, hookTimeout: 180_000, pool: "forks" } as const;
