@@ -55,7 +55,10 @@ export function apiProcesses(
  * Whether the role runs as a cluster: several API processes, or (in production) the worker beside them in a process
  * of its own, so that no API process shares its event loop with a drain of deliveries.
  */
-export function runsAsCluster(config: Pick<Config, "webConcurrency" | "nodeEnv">, role: string): boolean {
+export function runsAsCluster(
+  config: Pick<Config, "webConcurrency" | "nodeEnv">,
+  role: string,
+): role is "start" | "api" {
   if (role !== "start" && role !== "api") return false;
   return apiProcesses(config, role) > 1 || (role === "start" && config.nodeEnv === "production");
 }

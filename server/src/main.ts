@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const stopTelemetry = config.otelEndpoint ? await startTelemetry() : undefined;
   const { runPrimary, runsAsCluster } = await import("./cluster.ts");
   const { startService } = await import("./service.ts");
-  if (cluster.isPrimary && runsAsCluster(config, role) && (role === "start" || role === "api")) {
+  if (cluster.isPrimary && runsAsCluster(config, role)) {
     await runPrimary(config, logger, role);
     return;
   }

@@ -12,13 +12,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import pg from "pg";
-import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "../../server/src/cluster-env.ts";
 import { runServer } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
 import { load } from "./load.ts";
 import { startCountReceiver, subscribeToLeads } from "./receiver.ts";
+import { benchWorkspace } from "./rounds.ts";
 import { benchServiceEnv } from "./service-env.ts";
 
 const MINUTES = Number(process.env.MEMORY_BENCH_MINUTES ?? 60);
@@ -66,14 +65,7 @@ const server = await runServer(
   }),
 );
 try {
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const workspace = await createWorkspace(pool, { name: "Memory", ownerEmail: "memory@example.com" });
-  const { key } = await createApiKey(pool, {
-    workspaceId: workspace.workspace_id,
-    name: "memory",
-    scopes: ["leads:read", "leads:write", "webhooks:write"],
-  });
-  await pool.end();
+  const { key } = await benchWorkspace(database.url, ["leads:read", "leads:write", "webhooks:write"]);
   const auth = { authorization: `Bearer ${key}` };
   await subscribeToLeads(server.url, key, receiver.url);
 

@@ -177,12 +177,11 @@ describe.skipIf(off || (missing !== undefined && process.env.CI !== "true"))("th
     await sleep(4_000);
     const killed = Date.now();
     await fleet.stopService("redis", "SIGKILL");
-    let switched = 0;
     while (!fleet.output("sentinel").includes("+switch-master")) {
       if (Date.now() - killed > 20_000) throw new Error(`no failover:\n${fleet.output("sentinel")}`);
       await sleep(20);
     }
-    switched = Date.now();
+    const switched = Date.now();
     const load = await loading;
     const during = load.answered.filter(([at]) => at >= killed && at <= switched + 2_000).map(([, ms]) => ms);
     const p99 = quantile(during, 0.99);
