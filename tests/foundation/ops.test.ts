@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
+import pino from "pino";
+import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { expectProblem } from "../helpers/problem.ts";
-import { useTestService } from "../helpers/service.ts";
+import { startTestService, useTestService } from "../helpers/service.ts";
 
 const service = useTestService({ METRICS_PORT: "0" });
 
@@ -130,5 +131,31 @@ describe("operational endpoints", () => {
   it("refuses files of the docs asset folder that the page does not use", async () => {
     const response = await service().fetch("/docs/assets/package.json");
     expect(response.status).toBe(404);
+  });
+});
+
+describe("the access log", () => {
+  it("logs a probe when its answer changes, not on every call, and a 404 under the route `unmatched`", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logged = await startTestService({}, logger);
+    try {
+      for (let round = 0; round < 3; round++) {
+        expect((await logged.fetch("/health")).status).toBe(200);
+        expect((await logged.fetch("/ready")).status).toBe(200);
+      }
+      await expectProblem(await logged.fetch("/v1/no-such-resource"), 404, "ROUTE_NOT_FOUND");
+      await vi.waitFor(() => expect(lines.some((line) => line.path === "/v1/no-such-resource")).toBe(true));
+      const requests = lines.filter((line) => line.msg === "request");
+      expect(requests.filter((line) => line.path === "/health")).toHaveLength(1);
+      expect(requests.filter((line) => line.path === "/ready")).toHaveLength(1);
+      expect(requests.find((line) => line.path === "/v1/no-such-resource")).toMatchObject({
+        status: 404,
+        route: "unmatched",
+      });
+    } finally {
+      await logged.stop();
+      await logged.database.drop();
+    }
   });
 });

@@ -2,7 +2,7 @@
  * Starts the real service (API and worker) on port 0 against a fresh database, with Redis when `REDIS_URL` is
  * set: the same wiring as `npm start`, nothing mocked.
  */
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { loadConfig } from "../../server/src/config.ts";
 import { type RunningService, startService } from "../../server/src/service.ts";
@@ -18,7 +18,11 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  /** The service's logger (a pino logger at LOG_LEVEL, on stdout, by default). */
+  logger?: Logger,
+): Promise<TestService> {
   const database = await createTestDatabase();
   const settings: Record<string, string> = {
     NODE_ENV: "test",
@@ -34,7 +38,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     ...env,
   };
   const config = loadConfig(settings);
-  const service = await startService(config, pino({ level: config.logLevel }), "start");
+  const service = await startService(config, logger ?? pino({ level: config.logLevel }), "start");
   const url = service.url;
   if (!url) throw new Error("the service did not start its API");
   return {

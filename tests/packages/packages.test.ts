@@ -119,6 +119,20 @@ describe.each(PACKAGES)("the %s tarball", (name) => {
     expect(files.filter((file) => /\.test\.|\/src\/|\.map$|tsconfig|tsup\.config/.test(file))).toEqual([]);
   });
 
+  it("packed in its own folder (npm pack, as a maintainer runs it), leaves nothing untracked", async () => {
+    const status = async () =>
+      (await sh("git", ["status", "--porcelain", "--untracked-files=all", "--", name], root)).stdout;
+    const before = await status();
+    const { stdout } = await sh("npm", ["pack", "--json", "--ignore-scripts"], join(root, name));
+    const [packed] = JSON.parse(stdout) as { filename: string }[];
+    try {
+      expect(existsSync(join(root, name, packed?.filename ?? "-"))).toBe(true);
+      expect(await status()).toBe(before);
+    } finally {
+      rmSync(join(root, name, packed?.filename ?? "-"), { force: true });
+    }
+  });
+
   it("passes arethetypeswrong (every module resolution)", async () => {
     const { stdout } = await sh(process.execPath, [bin("attw"), tarballs[name], "--format", "ascii"], work);
     expect(stdout).toContain("No problems found");

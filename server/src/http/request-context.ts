@@ -29,10 +29,14 @@ interface RequestContext {
 /** Opens the context of a request whose path (without the query) is `path`. */
 export type OpenRequest = (req: IncomingMessage, res: ServerResponse, path: string) => RequestContext;
 
+/** The probes of load balancers and orchestrators: polled every few seconds, they log only when their answer changes. */
+const PROBE_PATHS = new Set(["/health", "/ready"]);
+
 export function requestContexts(options: { logger: Logger; metrics: Metrics }): OpenRequest {
   // The access line's fields are fixed and carry no secret (the path has no query string; ids are not secrets), so
   // it skips the redaction that every other line gets, whose walk over the redaction paths would run on every request.
   const accessLog = options.logger.child({}, { redact: [] });
+  const lastProbeStatus = new Map<string, number>();
   return function openRequest(req, res, path) {
     const started = process.hrtime.bigint();
     const requestId = newId("request");
@@ -53,23 +57,28 @@ export function requestContexts(options: { logger: Logger; metrics: Metrics }): 
       const locals = (res as Partial<Response>).locals;
       // A request the validator refused still has the route it matched.
       const matched = (req as { openapi?: { expressRoute?: string } }).openapi?.expressRoute;
+      // An empty template ("" from the validator for a path it does not know) is no route either.
       const route =
-        locals?.route ?? matched ?? ((req as Partial<Request>).route?.path as string | undefined) ?? "unmatched";
+        locals?.route || matched || ((req as Partial<Request>).route?.path as string | undefined) || "unmatched";
       options.metrics.httpDuration.observe(
         { method: req.method ?? "", route, status: String(res.statusCode) },
         seconds,
       );
-      accessLog.info(
-        {
-          request_id: requestId,
-          method: req.method,
-          path,
-          route,
-          status: res.statusCode,
-          duration_ms: Math.round(seconds * 1000),
-        },
-        "request",
-      );
+      const line = {
+        request_id: requestId,
+        method: req.method,
+        path,
+        route,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1000),
+      };
+      if (!PROBE_PATHS.has(path)) return accessLog.info(line, "request");
+      // A probe is logged at info when its answer differs from the last one (ready → 503 while draining), else at
+      // debug: a balancer's checks every 2 s would otherwise be most of the log.
+      const changed = lastProbeStatus.get(path) !== res.statusCode;
+      lastProbeStatus.set(path, res.statusCode);
+      if (changed) accessLog.info(line, "request");
+      else accessLog.debug(line, "request");
     });
     return context;
   };
