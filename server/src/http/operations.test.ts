@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../tests/helpers/database.ts";
 import { LEAD, stubHandlers } from "../../../tests/helpers/stub-handlers.ts";
 import { migrate } from "../db/migrate.ts";
+import { write } from "../domain/idempotency/write-handler.ts";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
 import { newId } from "../lib/ids.ts";
@@ -19,7 +20,6 @@ import { createLimiters } from "../rate-limit/limiters.ts";
 import { createApp } from "./app.ts";
 import { type RequestBudget, requestBudget } from "./budget.ts";
 import { loadOpenApiDocument } from "./openapi-document.ts";
-import { write } from "./write.ts";
 
 const principal: Principal = { kind: "api_key", id: "key_1", workspaceId: "ws_1", scopes: [] };
 /** The app with the test's handlers and budget (none: every request allowed). */

@@ -4,7 +4,7 @@
  * the operation's security scheme, spends the caller's request budget, runs the operation's typed handler and sends
  * its reply with `res.json` (where the validator checks it against the contract, outside production).
  *
- * A read, or a write that takes no effect before the budget admits it (write.ts), starts while the budget is checked
+ * A read, or a write that takes no effect before the budget admits it (domain/idempotency/write-handler.ts), starts while the budget is checked
  * if the caller's last decision left room (budget.ts): one round trip less, and nothing written or read for a caller
  * over its budget.
  *
@@ -14,6 +14,7 @@
  */
 
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { waitsForAdmission } from "../domain/idempotency/write-handler.ts";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
 import { requestTrace, type TraceContext } from "../lib/trace-context.ts";
@@ -22,7 +23,6 @@ import type { RequestBudget } from "./budget.ts";
 import type { ApiRequest, OperationHandlers, OperationId } from "./handler-types.ts";
 import { listOperations } from "./openapi-document.ts";
 import { numbersAsWritten } from "./storable.ts";
-import { waitsForAdmission } from "./write.ts";
 
 export interface OperationsOptions {
   doc: Record<string, unknown>;
@@ -91,7 +91,7 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
       // The session budget is decided by the route's template: a path's spelling (`/API/…`) cannot skip it.
       const spent = options.budget.spend(credentials.principal, openapi.expressRoute);
       // When the caller's last decision left room (budget.ts), a read, or a write that takes no effect before the
-      // decision (write.ts), starts while the budget is checked: its answer waits for the decision, and is dropped
+      // decision (domain/idempotency/write-handler.ts), starts while the budget is checked: its answer waits for the decision, and is dropped
       // if the budget refuses.
       let started: Promise<AnyReply> | undefined;
       if (early && options.budget.hasRoom(credentials.principal)) {

@@ -4,7 +4,7 @@
  */
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
-import { type WriteDeps, write } from "../../http/write.ts";
+import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import * as conversations from "./conversations.service.ts";
 
 export function conversationHandlers(

@@ -82,7 +82,7 @@ const KEY_TAKEN = "IK001";
  * replay.
  *
  * Optimistic: the effect runs first, and its key is recorded with its answer, its lock timeout and COMMIT in one query
- * (after `beforeCommit`'s statements: the change's events, write.ts).
+ * (after `beforeCommit`'s statements: the change's events, write-handler.ts).
  * A key that another request recorded first, committed or in flight, makes `record_idempotent_answer()` (migration
  * 0012) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
  * query before its COMMIT. Whenever the write does not commit, its effect is rolled back and a stored answer under the

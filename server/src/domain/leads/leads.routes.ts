@@ -1,8 +1,8 @@
 /** HTTP handlers of `/v1/leads`. Reads use the pool; writes run through `write` (one transaction, idempotent). */
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
-import { type WriteDeps, write } from "../../http/write.ts";
 import { type RecordEvent, recordEvents } from "../events/events.service.ts";
+import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import { type LeadBatchDeps, upsertLeads } from "./lead-batch.ts";
 import { deleteLeadAndDetach } from "./lead-deletion.ts";
 import * as leads from "./leads.service.ts";

@@ -1,8 +1,8 @@
 /** HTTP handlers of `/v1/tickets`. Reads use the pool; writes run through `write` (one transaction, idempotent). */
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
-import { type WriteDeps, write } from "../../http/write.ts";
 import type { RecordEvent } from "../events/events.service.ts";
+import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import { type TicketBatchDeps, upsertTickets } from "./ticket-batch.ts";
 import * as tickets from "./tickets.service.ts";
 

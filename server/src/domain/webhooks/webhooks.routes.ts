@@ -6,9 +6,9 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { OperationHandlers } from "../../http/handler-types.ts";
-import { type WriteDeps, write } from "../../http/write.ts";
 import { storedTrace } from "../../lib/trace-context.ts";
 import { type EventType, testEvent } from "../events/events.service.ts";
+import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import * as deliveries from "./deliveries.service.ts";
 import { startRecovery } from "./recover.ts";
 import { sampleObject } from "./samples.ts";

@@ -1,13 +1,23 @@
 /**
  * The handler of a write: one transaction, idempotent when the request carries an `Idempotency-Key` (the answer is
- * stored with the effect and replayed with `Idempotent-Replayed: true`). Always in the caller's workspace.
+ * stored with the effect and replayed with `Idempotent-Replayed: true`; idempotency.ts). Always in the caller's
+ * workspace. The routes of each resource make their writes with it; the dispatch (http/operations.ts) asks
+ * `waitsForAdmission` whether a handler may start before the budget's decision.
  */
 
 import type pg from "pg";
-import { deferEvents, deferredEventsSql } from "../domain/events/events.service.ts";
-import { idempotentWrite } from "../domain/idempotency/idempotency.ts";
-import type { Principal } from "../domain/principal.ts";
-import type { ApiRequest } from "./handler-types.ts";
+import type { TraceContext } from "../../lib/trace-context.ts";
+import { deferEvents, deferredEventsSql } from "../events/events.service.ts";
+import type { Principal } from "../principal.ts";
+import { idempotentWrite } from "./idempotency.ts";
+
+/** What a write reads of its request (the dispatch's `ApiRequest` has it). */
+interface WriteRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly trace: TraceContext;
+  header(name: string): string | undefined;
+}
 
 /** The handlers made by `write()`: they take no effect before the budget admits the call, so they may start before. */
 const admittingHandlers = new WeakSet<object>();
@@ -38,7 +48,7 @@ export interface WriteDeps {
 export function write<
   C extends {
     readonly principal: Principal;
-    readonly request: ApiRequest;
+    readonly request: WriteRequest;
     readonly body: unknown;
     readonly admitted: Promise<void>;
   },
@@ -61,7 +71,7 @@ export function write<
         // pooled connection for its next user.
         deferEvents(db, request.trace);
         try {
-          // Started before the budget's decision (operations.ts): nothing is written until it admits the call.
+          // Started before the budget's decision (http/operations.ts): nothing is written until it admits the call.
           await call.admitted;
           const reply = await effect(call, db);
           return { status: reply.status, body: reply.body, ...(reply.headers && { headers: reply.headers }) };
