@@ -1,5 +1,5 @@
 /**
- * `createApp(deps)` builds the server's Express app and never listens: `service.ts` does that.
+ * `createApp(deps)` builds the server's Express app and never listens: `listen.ts` does that.
  *
  * Every request goes through it, in this order: the request context (request id, headers, access log), the contract's
  * operations under `/v1` and `/api` (api-router.ts: helmet, the JSON body, the storable-input check,
