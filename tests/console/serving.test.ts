@@ -39,11 +39,6 @@ describe("the console at /", () => {
     expect((await service().fetch("/openapi.json")).status).toBe(200);
     expect(await (await service().fetch("/health")).json()).toEqual({ status: "ok" });
   });
-
-  it("answers GET /api/auth/registration with the registration mode", async () => {
-    const response = await service().fetch("/api/auth/registration");
-    expect(await response.json()).toEqual({ object: "registration_settings", mode: "open" });
-  });
 });
 
 describe("routePattern", () => {

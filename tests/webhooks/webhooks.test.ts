@@ -122,4 +122,52 @@ describe("webhook subscriptions: management", () => {
     expect(list.data).toHaveLength(1);
     expect(list.data[0]).toMatchObject({ url: body.url, events: body.events });
   });
+  it("answers every subscription operation in the developer settings as /v1 does, with the session's CSRF token", async () => {
+    const email = uniqueEmail("settings-all");
+    await registerAndVerify(service(), email);
+    const me = await signIn(service(), email);
+    const read = { headers: { cookie: me.cookie } };
+    const write = (body: unknown, method = "POST") =>
+      json(body, { cookie: me.cookie, "x-csrf-token": me.csrf }, method);
+    const call = async (path: string, init: RequestInit, status: number) => {
+      const response = await service().fetch(path, init);
+      expect(response.status, `${init.method ?? "GET"} ${path}`).toBe(status);
+      return response.status === 204 ? undefined : await response.json();
+    };
+    const created = await call(
+      "/api/workspace/webhooks",
+      write({ url: "https://93.184.216.34/all", events: ["lead.captured"] }),
+      201,
+    );
+    const id = created.id as string;
+    expect(await call(`/api/workspace/webhooks/${id}`, read, 200)).toMatchObject({
+      id,
+      url: "https://93.184.216.34/all",
+    });
+    expect(
+      await call(`/api/workspace/webhooks/${id}`, write({ description: "every operation" }, "PATCH"), 200),
+    ).toMatchObject({
+      description: "every operation",
+    });
+    const test = await call(`/api/workspace/webhooks/${id}/test`, write({ event_type: "lead.captured" }), 202);
+    expect(test).toMatchObject({ object: "delivery", webhook_id: id });
+    const deliveries = await call(`/api/workspace/webhooks/${id}/deliveries`, read, 200);
+    expect(deliveries.data.map((delivery: { id: string }) => delivery.id)).toContain(test.id);
+    expect(await call(`/api/workspace/webhooks/${id}/deliveries/${test.id}`, read, 200)).toMatchObject({
+      id: test.id,
+      webhook_id: id,
+    });
+    expect(await call(`/api/workspace/webhooks/${id}/deliveries/${test.id}/redeliver`, write({}), 202)).toMatchObject({
+      object: "delivery",
+    });
+    expect(await call(`/api/workspace/webhooks/${id}/stats`, read, 200)).toMatchObject({ object: "webhook_stats" });
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect(await call(`/api/workspace/webhooks/${id}/recover`, write({ since }), 202)).toMatchObject({
+      object: "webhook_recovery",
+    });
+    const rotated = await call(`/api/workspace/webhooks/${id}/rotate-secret`, write({}), 200);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    await call(`/api/workspace/webhooks/${id}`, { ...write({}, "DELETE"), body: null }, 204);
+    await expectProblem(await service().fetch(`/api/workspace/webhooks/${id}`, read), 404, "WEBHOOK_NOT_FOUND");
+  });
 });

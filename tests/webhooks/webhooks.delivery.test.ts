@@ -346,6 +346,11 @@ describe("signed webhook delivery", () => {
       }),
     );
     expect(again.id).not.toBe(test.id);
+    const delivered = await client.GET("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}", {
+      params: { path: { webhook_id: subscription.id, delivery_id: test.id } },
+    });
+    expect(delivered.response.status).toBe(200);
+    expect(delivered.data).toMatchObject({ id: test.id, webhook_id: subscription.id, event_type: "ticket.updated" });
     const [, second] = await receiver.waitFor(2, "/test");
     expect(second?.headers["webhook-id"]).toBe(first?.headers["webhook-id"]);
   });

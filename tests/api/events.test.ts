@@ -140,6 +140,21 @@ describe("every change is an event", () => {
   });
 });
 
+describe("GET /v1/events/{event_id}", () => {
+  it("answers one event as the stream lists it, and 404 EVENT_NOT_FOUND for an id it does not hold", async () => {
+    const client = await clientFor(service());
+    ok(await client.POST("/v1/leads", { body: { email: "one-event@example.com" } }));
+    const [listed] = await follow(client);
+    const id = listed?.id as string;
+    const one = await client.GET("/v1/events/{event_id}", { params: { path: { event_id: id } } });
+    expect(one.response.status).toBe(200);
+    expect(one.data).toEqual(listed);
+    const missing = await client.GET("/v1/events/{event_id}", { params: { path: { event_id: newId("event") } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error).toMatchObject({ code: "EVENT_NOT_FOUND" });
+  });
+});
+
 describe("GET /v1/events?after_sequence=", () => {
   it("pages oldest first, filters by type, and holds every event of 20 concurrent writers once, in order", async () => {
     const client = await clientFor(service());
