@@ -26,14 +26,14 @@ describe("the account limiters under a flood", () => {
     const key = () => `198.51.100.${Math.floor(Math.random() * 200)}-${Date.now()}`;
     const address = key();
     const outcomes: string[] = [];
-    for (let i = 0; i < 6; i++) outcomes.push((await limiters.check(["forgot-ip"], () => address)).outcome);
+    for (let i = 0; i < 6; i++) outcomes.push((await limiters.consume(["forgot-ip"], () => address)).outcome);
     expect(outcomes).toEqual(["allow", "allow", "allow", "allow", "allow", "reject"]);
     // The store is gone: a refused key is still refused (from memory), another key cannot be decided.
     await pool.end();
-    const refused = await limiters.check(["forgot-ip"], () => address);
+    const refused = await limiters.consume(["forgot-ip"], () => address);
     expect(refused.outcome).toBe("reject");
     expect(Number(refused.headers["Retry-After"])).toBeGreaterThan(3500);
-    expect((await limiters.check(LIMIT_CHAINS.forgot, () => key())).outcome).toBe("unavailable");
+    expect((await limiters.consume(LIMIT_CHAINS.forgot, () => key())).outcome).toBe("unavailable");
   });
 
   it("admit a key again in the serving process once the admin CLI clears it", async () => {

@@ -1,5 +1,5 @@
 /**
- * In production the service sends its JSON answers without `res.json` (operations.ts), while tests and development
+ * In production the service sends its JSON answers without `res.json` (dispatch.ts), while tests and development
  * send them through it, where the validator checks them against the contract. The two paths must give the same
  * answer: the same status, body, and headers that describe the body.
  */

@@ -99,7 +99,7 @@ try {
     "forgot chain in PostgreSQL (now)": async () => {
       k += 1;
       const key = `key-${k}`;
-      const decision = await after.check(LIMIT_CHAINS.forgot, () => key);
+      const decision = await after.consume(LIMIT_CHAINS.forgot, () => key);
       if (decision.outcome !== "allow") throw new Error(`unexpected ${decision.outcome}`);
     },
   };

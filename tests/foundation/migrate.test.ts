@@ -29,6 +29,23 @@ describe("migrations", () => {
     expect(await migrate(pool)).toEqual([]);
   });
 
+  it("keep the functions the version before calls, under their old names, until they say to remove them", async () => {
+    await migrate(pool);
+    // 0015 renamed record_* to save_*: a process of the version before still calls the old names during a roll-out.
+    const written = await pool.query("SELECT record_attempt_outcomes('[]'::jsonb, 1) AS written");
+    expect(written.rows[0]?.written).toBe(0);
+    const workspace = await pool.query<{ id: string }>(
+      "INSERT INTO workspaces (id, name) VALUES ('ws_01K6DFZ1C00000000000000015', 'old names') RETURNING id",
+    );
+    const args = `'${workspace.rows[0]?.id}', 'key-0015', '\\x00'::bytea, 201, '{}', '{}'::jsonb, 24`;
+    await pool.query(`SELECT record_idempotent_answer(${args})`);
+    await expect(pool.query(`SELECT save_idempotent_answer(${args})`)).rejects.toMatchObject({ code: "IK001" });
+    const gone = await pool.query(
+      "SELECT proname FROM pg_proc WHERE proname IN ('record_idempotency_key', 'idempotency_key_taken')",
+    );
+    expect(gone.rows).toEqual([]);
+  });
+
   it("roll back a failing migration whole and say which one failed", async () => {
     const broken = [
       ...loadMigrations(),

@@ -12,7 +12,7 @@ import { withTransaction } from "../../server/src/db/transaction.ts";
 import { toEvent } from "../../server/src/domain/events/events.service.ts";
 import type { Outcome } from "../../server/src/domain/webhooks/deliver.ts";
 import { sendEvent } from "../../server/src/domain/webhooks/deliveries.service.ts";
-import { abandon, findTargets, recordOutcomes } from "../../server/src/domain/webhooks/deliveries.store.ts";
+import { abandon, findTargets, saveOutcomes } from "../../server/src/domain/webhooks/deliveries.store.ts";
 import { DELIVERY_QUEUE, type DeliveryJob, deliveryJobId } from "../../server/src/domain/webhooks/delivery-jobs.ts";
 import { sampleObject } from "../../server/src/domain/webhooks/samples.ts";
 import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
@@ -136,7 +136,7 @@ describe("the deliveries log and the jobs of its attempts", () => {
 
   it("fails a pending delivery whose subscription was disabled, and leaves a settled one as it is", async () => {
     const [pending, settled] = [await newDelivery(), await newDelivery()];
-    await recordOutcomes(pool, [outcome(settled, { status: "succeeded" }, "healthy")]);
+    await saveOutcomes(pool, [outcome(settled, { status: "succeeded" }, "healthy")]);
     await abandon(pool, pending);
     await abandon(pool, settled);
     expect(await delivery(pending)).toMatchObject({ status: "failed", next_attempt_at: null });
@@ -144,12 +144,12 @@ describe("the deliveries log and the jobs of its attempts", () => {
   });
 });
 
-describe("outcomes written together (recordOutcomes, one statement)", () => {
+describe("outcomes written together (saveOutcomes, one statement)", () => {
   it("writes each outcome's attempt and next state, and skips one whose delivery is gone", async () => {
     const [done, retried, gone] = [await newDelivery(), await newDelivery(), await newDelivery()];
     // Its subscription deleted during the attempt: the delivery went with it (ON DELETE CASCADE).
     await pool.query("DELETE FROM deliveries WHERE id = $1", [gone]);
-    const written = await recordOutcomes(pool, [
+    const written = await saveOutcomes(pool, [
       outcome(done, { status: "succeeded" }, "healthy"),
       outcome(retried, { status: "pending", delaySeconds: 60 }, "failing"),
       outcome(gone, { status: "succeeded" }, "healthy"),
@@ -170,12 +170,12 @@ describe("outcomes written together (recordOutcomes, one statement)", () => {
 
   it("skips a late outcome: one for an attempt the log already has, or for a settled delivery", async () => {
     const [retried, done] = [await newDelivery(), await newDelivery()];
-    await recordOutcomes(pool, [
+    await saveOutcomes(pool, [
       outcome(retried, { status: "pending", delaySeconds: 60 }, "failing"),
       outcome(done, { status: "succeeded" }, "healthy"),
     ]);
     // A worker that lost its job's claim, arriving with attempt 1 again: neither undoes what the log holds.
-    const late = await recordOutcomes(pool, [
+    const late = await saveOutcomes(pool, [
       outcome(retried, { status: "succeeded" }, "healthy"),
       outcome(done, { status: "pending", delaySeconds: 5 }, "failing"),
     ]);
@@ -187,7 +187,7 @@ describe("outcomes written together (recordOutcomes, one statement)", () => {
   it("writes nothing of a batch that fails", async () => {
     const [first, second] = [await newDelivery(), await newDelivery()];
     const bad = { ...outcome(second, { status: "succeeded" }, "healthy"), health: "unknown" as Outcome["health"] };
-    await expect(recordOutcomes(pool, [outcome(first, { status: "succeeded" }, "healthy"), bad])).rejects.toThrow();
+    await expect(saveOutcomes(pool, [outcome(first, { status: "succeeded" }, "healthy"), bad])).rejects.toThrow();
     expect(await delivery(first)).toMatchObject({ status: "pending" });
     expect((await pool.query("SELECT count(*)::int AS n FROM delivery_attempts")).rows[0].n).toBe(0);
   });
@@ -196,7 +196,7 @@ describe("outcomes written together (recordOutcomes, one statement)", () => {
 describe("the subscription's health after an attempt", () => {
   const record = async (health: Outcome["health"]) => {
     const id = await newDelivery();
-    await recordOutcomes(pool, [outcome(id, { status: "failed" }, health)]);
+    await saveOutcomes(pool, [outcome(id, { status: "failed" }, health)]);
   };
 
   it("starts a failing streak once, and a success ends it", async () => {

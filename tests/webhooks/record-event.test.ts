@@ -173,7 +173,7 @@ describe("recordEvent, then the sequencer's pass", () => {
       body: { event: await recordEvent(db, workspaceId, "lead.captured", DATA) },
     });
     const { queries } = await countQueries(() => idempotentWrite(pool, context, effect));
-    expect(queries.at(-1)).toMatch(/SELECT record_idempotent_answer\([\s\S]*COMMIT$/);
+    expect(queries.at(-1)).toMatch(/SELECT save_idempotent_answer\([\s\S]*COMMIT$/);
     const replay = await idempotentWrite(pool, context, effect);
     expect(replay.replayed).toBe(true);
     await sequence();

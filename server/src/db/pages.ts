@@ -7,7 +7,7 @@ import type pg from "pg";
 import type { AppError } from "../errors.ts";
 import { decodeCursor, toPage } from "../lib/cursor.ts";
 import { type IdKind, idPattern } from "../lib/ids.ts";
-import type { Db } from "./db.ts";
+import type { Queryable } from "./queryable.ts";
 
 export interface PageQuery {
   /** `FROM …` target with its fixed columns, e.g. `SELECT * FROM leads`. */
@@ -22,7 +22,7 @@ export interface PageQuery {
 }
 
 /** Fetches `limit + 1` rows newest first (the extra row tells whether another page follows). */
-async function fetchPage<Row>(db: Db, query: PageQuery): Promise<Row[]> {
+async function fetchPage<Row>(db: Queryable, query: PageQuery): Promise<Row[]> {
   const values: unknown[] = [query.workspaceId];
   const conditions = ["workspace_id = $1"];
   for (const [sql, value] of query.filters) {
@@ -63,7 +63,7 @@ export interface PageParams {
  *   { limit: 20 }, toLead)
  */
 export async function listPage<Row extends { id: string }, Item>(
-  db: Db,
+  db: Queryable,
   list: Omit<PageQuery, "limit" | "after"> & { kind: IdKind },
   page: PageParams,
   toItem: (row: Row) => Item,
@@ -87,7 +87,7 @@ export async function listPage<Row extends { id: string }, Item>(
  * as unknown as an id that never existed.
  */
 export async function findInWorkspace<Row>(
-  db: Db,
+  db: Queryable,
   table: string,
   workspaceId: string,
   id: string,
@@ -142,7 +142,7 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
  * come from the caller's fixed list of updatable columns, never from the request.
  */
 export async function updateRow<Row>(
-  db: Db,
+  db: Queryable,
   table: string,
   workspaceId: string,
   id: string,

@@ -28,7 +28,7 @@ export interface BatchItem<Object> {
 /** What a batch needs to know of one kind of object. `Item` is the contract's create schema of it. */
 export interface BatchKind<Item, Object extends { version: number }> {
   /** The item's contract (`LeadCreate`, `TicketCreate`). */
-  check: SchemaCheck;
+  validateItem: SchemaCheck;
   /** The field an item is matched on, which it must carry. */
   matchOn: keyof Item & keyof Object & string;
   /** The value that two matching keys share (an e-mail address matches in any case). */
@@ -106,7 +106,7 @@ function itemErrors<Item, Object extends { version: number }>(
   index: number,
   kind: BatchKind<Item, Object>,
 ) {
-  const errors = kind.check(raw, `/body/items/${index}`);
+  const errors = kind.validateItem(raw, `/body/items/${index}`);
   if (errors.length === 0 && (raw as Item)[kind.matchOn] === undefined) {
     errors.push({ path: `body.items.${index}.${kind.matchOn}`, message: `is required to match on ${kind.matchOn}` });
   }

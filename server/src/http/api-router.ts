@@ -4,7 +4,7 @@
  *   security headers (helmet) → the JSON body (express.json, with the body limit: 413 and malformed JSON answer
  *   first) → what PostgreSQL cannot store (storable.ts) → express-openapi-validator (the generated 3.1 document:
  *   404, 405 with Allow, 415, 400 naming the field; the replies too, outside production) → the operation
- *   (operations.ts: authentication, the budget, the handler)
+ *   (dispatch.ts: authentication, the budget, the handler)
  *
  * Errors of every step go on to the app's error handler (error-handler.ts), which writes problem+json.
  */
@@ -12,7 +12,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import { startSpan } from "../lib/trace-context.ts";
-import { type OperationsOptions, operationDispatcher } from "./operations.ts";
+import { type OperationsOptions, operationDispatcher } from "./dispatch.ts";
 import { perItemBodies } from "./schema-check.ts";
 import { isStorableDateTime, keepQueryText, refuseUnstorable } from "./storable.ts";
 

@@ -4,7 +4,7 @@
  * never refused for it). The limiter decides; this turns the decision into headers or a 429/503 problem.
  *
  * It also remembers, per process, which callers' last decision left room in their budget, so that a read may run
- * while the budget is checked (operations.ts): the answer still waits for the decision, and a caller whose budget
+ * while the budget is checked (dispatch.ts): the answer still waits for the decision, and a caller whose budget
  * is spent (or not yet known) has its reads wait for the decision first, so that it costs no read. At most the
  * requests in flight when a budget runs out are read for nothing.
  */
@@ -37,7 +37,7 @@ export function requestBudget(limiters: Limiters): RequestBudget {
     async spend(principal, route) {
       if (principal.kind !== "api_key" && !route.startsWith("/api/workspace")) return undefined;
       const chain = principal.kind === "api_key" ? LIMIT_CHAINS.apiKey : LIMIT_CHAINS.session;
-      const decision = await limiters.check(chain, () => principal.id);
+      const decision = await limiters.consume(chain, () => principal.id);
       remember(idOf(principal), decision.outcome === "allow" && decision.remaining > 0);
       refuseUnlessAllowed(decision, "Request budget spent");
       return decision.headers;

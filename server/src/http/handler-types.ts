@@ -1,7 +1,7 @@
 /**
  * An operation's handler, typed from the generated contract: its path parameters, query and body arrive typed (the
  * contract check has checked them against the same document before the handler runs), and what it returns must be one
- * of the operation's success answers. Handlers therefore need no casts; `operations.ts` calls them in one place.
+ * of the operation's success answers. Handlers therefore need no casts; `dispatch.ts` calls them in one place.
  */
 
 import type { operations } from "@service/spec/schema";
@@ -46,7 +46,7 @@ interface CallOf<Params, Query, Body> {
   readonly request: ApiRequest;
   /**
    * Settles once the caller's budget admitted the request, or rejects with its 429 or 503. A handler may start
-   * before (operations.ts); a write must not take effect before it, and those made with `write()` wait for it.
+   * before (dispatch.ts); a write must not take effect before it, and those made with `write()` wait for it.
    */
   readonly admitted: Promise<void>;
 }

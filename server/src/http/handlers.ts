@@ -1,6 +1,6 @@
 /**
  * Every operation's handler, composed from each resource's routes (domain/<resource>/<resource>.routes.ts) and the
- * services they are given: the table `operations.ts` dispatches on, by operationId.
+ * services they are given: the table `dispatch.ts` dispatches on, by operationId.
  */
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";

@@ -53,7 +53,7 @@ export function requestContexts(options: { logger: Logger; metrics: Metrics }): 
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      // The operations name their template once matched (operations.ts); Express's own routes on the request.
+      // The operations name their template once matched (dispatch.ts); Express's own routes on the request.
       const locals = (res as Partial<Response>).locals;
       // A request the validator refused still has the route it matched.
       const matched = (req as { openapi?: { expressRoute?: string } }).openapi?.expressRoute;

@@ -8,7 +8,7 @@ import { type Db as JobDb, PgBoss, type Queue } from "pg-boss";
 import type { Logger } from "pino";
 import { QUEUE_POOL_MAX } from "../db/connection-budget.ts";
 import type { ConnectionSettings } from "../db/database.ts";
-import type { Db } from "../db/db.ts";
+import type { Queryable } from "../db/queryable.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 
 /**
@@ -76,6 +76,6 @@ export async function defineQueue(boss: PgBoss, name: string, definition: QueueD
  * @example
  * await boss.insert(QUEUE, jobs, { db: onClient(client) });
  */
-export function onClient(client: Db): JobDb {
+export function onClient(client: Queryable): JobDb {
   return { executeSql: (text, values) => client.query(text, values) };
 }

@@ -16,7 +16,7 @@ describe("createPacer", () => {
     const time = clock();
     const pacer = createPacer(100, time.now);
     expect(pacer.delayMs()).toBe(0);
-    pacer.spend(50);
+    pacer.take(50);
     expect(pacer.delayMs()).toBe(500);
     time.advance(200);
     expect(pacer.delayMs()).toBe(300);
@@ -32,7 +32,7 @@ describe("createPacer", () => {
     for (let i = 0; started < 1_000; i++) {
       time.advance(pacer.delayMs());
       const size = Math.min(sizes[i % sizes.length] ?? 1, 1_000 - started);
-      pacer.spend(size);
+      pacer.take(size);
       started += size;
     }
     time.advance(pacer.delayMs());
@@ -42,10 +42,10 @@ describe("createPacer", () => {
   it("saves nothing while idle: after a long pause, one batch at once, then the rate again", () => {
     const time = clock();
     const pacer = createPacer(10, time.now);
-    pacer.spend(10);
+    pacer.take(10);
     time.advance(60_000);
     expect(pacer.delayMs()).toBe(0);
-    pacer.spend(10);
+    pacer.take(10);
     expect(pacer.delayMs()).toBe(1_000);
   });
 });

@@ -58,7 +58,7 @@ export interface Limiters {
    * Consumes one point of each limiter in order and stops at the first over its budget: the limiters after it
    * are not touched.
    */
-  check(names: readonly LimiterName[], keys: (rule: LimitRule) => string): Promise<LimitDecision>;
+  consume(names: readonly LimiterName[], keys: (rule: LimitRule) => string): Promise<LimitDecision>;
   /** Clears one limiter's counter for one key, and tells every process to unblock it; true when there was one. */
   clear(name: LimiterName, key: string): Promise<boolean>;
   /** Unblocks a key that this process refuses from memory (another process cleared it); a `clear` notification's payload. */
@@ -132,7 +132,7 @@ export function createLimiters(options: LimiterOptions): Limiters {
 
   return {
     rule,
-    async check(names, keys) {
+    async consume(names, keys) {
       const policies = names.map(rule);
       const passed: CounterState[] = [];
       for (const current of policies) {

@@ -1,8 +1,8 @@
 /** API keys of a workspace: created with scopes, shown once, stored as a hash, revocable and rotatable. */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { instantOf } from "../../lib/date-time.ts";
@@ -50,7 +50,7 @@ export function assertRotatable(key: Pick<store.ApiKeyRow, "revoked_at" | "expir
 }
 
 async function insertNewKey(
-  db: Db,
+  db: Queryable,
   input: { workspaceId: string; name: string; scopes: Scope[]; expiresAt: Date | null; rotatedFrom?: string },
 ): Promise<ApiKeyWithSecret> {
   const key = generateApiKey();

@@ -1,7 +1,7 @@
 /** SQL of API keys. Every query is scoped to a workspace, except the lookup by secret hash. */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 export interface ApiKeyRow {
   id: string;
@@ -18,7 +18,7 @@ export interface ApiKeyRow {
 const COLUMNS = "id, workspace_id, name, prefix, scopes, created_at, last_used_at, expires_at, revoked_at";
 
 export async function insertKey(
-  db: Db,
+  db: Queryable,
   key: {
     id: string;
     workspaceId: string;
@@ -39,7 +39,12 @@ export async function insertKey(
 }
 
 /** A page of the workspace's keys, newest first; never their hashes. */
-export function listKeyRows<Item>(db: Db, workspaceId: string, page: PageParams, toItem: (row: ApiKeyRow) => Item) {
+export function listKeyRows<Item>(
+  db: Queryable,
+  workspaceId: string,
+  page: PageParams,
+  toItem: (row: ApiKeyRow) => Item,
+) {
   return listPage(
     db,
     { select: `SELECT ${COLUMNS} FROM api_keys`, kind: "apiKey", workspaceId, filters: [] },
@@ -49,7 +54,7 @@ export function listKeyRows<Item>(db: Db, workspaceId: string, page: PageParams,
 }
 
 export async function getKey(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   forUpdate = false,
@@ -62,11 +67,11 @@ export async function getKey(
 }
 
 /** Tells every process's key cache (key-cache.ts) to forget this key; delivered when the transaction commits. */
-async function announceChange(db: Db, id: string): Promise<void> {
+async function announceChange(db: Queryable, id: string): Promise<void> {
   await db.query("SELECT pg_notify('api_key_changed', $1)", [id]);
 }
 
-export async function revokeKey(db: Db, workspaceId: string, id: string): Promise<boolean> {
+export async function revokeKey(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
   // One statement: the revocation and its announcement commit together (two could lose the NOTIFY to a blip).
   const { rowCount } = await db.query(
     `WITH revoked AS (
@@ -78,7 +83,7 @@ export async function revokeKey(db: Db, workspaceId: string, id: string): Promis
 }
 
 /** Ends the old key's life `overlapSeconds` from now (or keeps an earlier expiry). */
-export async function expireAfter(db: Db, id: string, overlapSeconds: number): Promise<void> {
+export async function expireAfter(db: Queryable, id: string, overlapSeconds: number): Promise<void> {
   await db.query(
     `UPDATE api_keys SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2))
       WHERE id = $1`,
@@ -88,7 +93,7 @@ export async function expireAfter(db: Db, id: string, overlapSeconds: number): P
 }
 
 /** The hot path of every /v1 call: one indexed lookup, no KDF. */
-export async function findActiveByHash(db: Db, secretHash: Buffer): Promise<ApiKeyRow | undefined> {
+export async function findActiveByHash(db: Queryable, secretHash: Buffer): Promise<ApiKeyRow | undefined> {
   const { rows } = await db.query<ApiKeyRow>({
     name: "api-key-by-hash",
     text: `SELECT ${COLUMNS} FROM api_keys
@@ -98,7 +103,7 @@ export async function findActiveByHash(db: Db, secretHash: Buffer): Promise<ApiK
   return rows[0];
 }
 
-export async function recordLastUsed(db: Db, uses: { id: string; at: Date }[]): Promise<void> {
+export async function saveLastUsed(db: Queryable, uses: { id: string; at: Date }[]): Promise<void> {
   if (uses.length === 0) return;
   await db.query(
     `UPDATE api_keys AS k SET last_used_at = v.at
@@ -109,7 +114,7 @@ export async function recordLastUsed(db: Db, uses: { id: string; at: Date }[]): 
 }
 
 /** The workspace of a key, whatever its state (the admin CLI revokes by id alone). */
-export async function workspaceOfKey(db: Db, id: string): Promise<string | undefined> {
+export async function workspaceOfKey(db: Queryable, id: string): Promise<string | undefined> {
   const { rows } = await db.query<{ workspace_id: string }>("SELECT workspace_id FROM api_keys WHERE id = $1", [id]);
   return rows[0]?.workspace_id;
 }

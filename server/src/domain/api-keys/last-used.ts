@@ -4,7 +4,7 @@
  */
 import type pg from "pg";
 import type { Logger } from "pino";
-import { recordLastUsed } from "./api-keys.store.ts";
+import { saveLastUsed } from "./api-keys.store.ts";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -24,7 +24,7 @@ export function createLastUsedTracker(pool: pg.Pool, logger: Logger, flushInterv
     pending.clear();
     for (const use of uses) written.set(use.id, use.at.getTime());
     try {
-      await recordLastUsed(pool, uses);
+      await saveLastUsed(pool, uses);
     } catch (error) {
       logger.warn({ err: error }, "could not record API key use");
     }

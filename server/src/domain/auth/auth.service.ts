@@ -114,7 +114,7 @@ export function createAuthService(deps: AuthDeps) {
   ): Promise<LimitedAnswer> => {
     const email = emailOrFail(input.email);
     const answer = rejectOrThrottle(
-      await deps.limiters.check(LIMIT_CHAINS[chain], (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+      await deps.limiters.consume(LIMIT_CHAINS[chain], (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
     );
     if (!answer.throttled) await send(deps.queue, queueName, { email: email.address } satisfies EmailJob);
     return answer;
@@ -131,7 +131,9 @@ export function createAuthService(deps: AuthDeps) {
         throw new AppError("DISPOSABLE_EMAIL", { detail: "Use a permanent e-mail address." });
       }
       const answer = rejectOrThrottle(
-        await deps.limiters.check(LIMIT_CHAINS.register, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+        await deps.limiters.consume(LIMIT_CHAINS.register, (rule) =>
+          rule.keyedBy === "ip" ? clientKey : email.address,
+        ),
       );
       let inviteCodeHash: Buffer | null = null;
       if (deps.registrationMode === "invite") {
@@ -188,7 +190,7 @@ export function createAuthService(deps: AuthDeps) {
     async login(input: { email: string; password: string }, clientKey: string) {
       const email = emailOrFail(input.email);
       rejectOrThrottle(
-        await deps.limiters.check(LIMIT_CHAINS.login, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
+        await deps.limiters.consume(LIMIT_CHAINS.login, (rule) => (rule.keyedBy === "ip" ? clientKey : email.address)),
       );
       const user = await store.findUserByEmail(deps.pool, email.address);
       if (user?.password_hash && (await verifyPassword(input.password, user.password_hash))) {

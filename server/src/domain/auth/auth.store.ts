@@ -1,5 +1,5 @@
 /** SQL of accounts: registrations, users, tokens, sessions and invites. */
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 export interface UserRow {
   id: string;
@@ -21,18 +21,18 @@ export interface SessionRow {
   workspace_created_at: Date;
 }
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>("SELECT * FROM users WHERE email = $1", [email]);
   return rows[0];
 }
 
-export async function findUserEmail(db: Db, userId: string): Promise<string | undefined> {
+export async function findUserEmail(db: Queryable, userId: string): Promise<string | undefined> {
   const { rows } = await db.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [userId]);
   return rows[0]?.email;
 }
 
 export async function insertRegistration(
-  db: Db,
+  db: Queryable,
   registration: { email: string; name: string | null; passwordHash: string; inviteCodeHash: Buffer | null },
 ): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
@@ -43,7 +43,7 @@ export async function insertRegistration(
   return Number(rows[0]?.id);
 }
 
-export async function latestRegistration(db: Db, email: string): Promise<{ id: number } | undefined> {
+export async function latestRegistration(db: Queryable, email: string): Promise<{ id: number } | undefined> {
   const { rows } = await db.query<{ id: string }>(
     "SELECT id FROM pending_registrations WHERE email = $1 ORDER BY id DESC LIMIT 1",
     [email],
@@ -51,7 +51,7 @@ export async function latestRegistration(db: Db, email: string): Promise<{ id: n
   return rows[0] ? { id: Number(rows[0].id) } : undefined;
 }
 
-export async function latestRegistrationHash(db: Db, email: string): Promise<string | undefined> {
+export async function latestRegistrationHash(db: Queryable, email: string): Promise<string | undefined> {
   const { rows } = await db.query<{ password_hash: string }>(
     "SELECT password_hash FROM pending_registrations WHERE email = $1 ORDER BY id DESC LIMIT 1",
     [email],
@@ -60,7 +60,7 @@ export async function latestRegistrationHash(db: Db, email: string): Promise<str
 }
 
 export async function insertToken(
-  db: Db,
+  db: Queryable,
   token: { hash: Buffer; purpose: "verify" | "reset"; registrationId?: number; userId?: string; ttlSeconds: number },
 ): Promise<void> {
   await db.query(
@@ -72,7 +72,7 @@ export async function insertToken(
 
 /** Marks an unused, unexpired token used and returns what it points at; undefined when it is not valid. */
 export async function consumeToken(
-  db: Db,
+  db: Queryable,
   hash: Buffer,
   purpose: "verify" | "reset",
 ): Promise<{ registration_id: string | null; user_id: string | null } | undefined> {
@@ -86,7 +86,7 @@ export async function consumeToken(
 }
 
 /** Ends every unused token of this purpose of a user (a completed reset voids the older reset links). */
-export async function voidTokensOf(db: Db, userId: string, purpose: "verify" | "reset"): Promise<void> {
+export async function voidTokensOf(db: Queryable, userId: string, purpose: "verify" | "reset"): Promise<void> {
   await db.query("UPDATE email_tokens SET used_at = now() WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL", [
     userId,
     purpose,
@@ -94,19 +94,19 @@ export async function voidTokensOf(db: Db, userId: string, purpose: "verify" | "
 }
 
 export async function registrationById(
-  db: Db,
+  db: Queryable,
   id: number,
 ): Promise<{ email: string; name: string | null; password_hash: string; invite_code_hash: Buffer | null } | undefined> {
   const { rows } = await db.query("SELECT * FROM pending_registrations WHERE id = $1", [id]);
   return rows[0];
 }
 
-export async function deleteRegistrations(db: Db, email: string): Promise<void> {
+export async function deleteRegistrations(db: Queryable, email: string): Promise<void> {
   await db.query("DELETE FROM pending_registrations WHERE email = $1", [email]);
 }
 
 export async function insertUser(
-  db: Db,
+  db: Queryable,
   user: { id: string; email: string; name: string | null; passwordHash: string | null; workspaceId: string },
 ): Promise<void> {
   await db.query("INSERT INTO users (id, email, name, password_hash, workspace_id) VALUES ($1, $2, $3, $4, $5)", [
@@ -118,16 +118,16 @@ export async function insertUser(
   ]);
 }
 
-export async function setPassword(db: Db, userId: string, passwordHash: string): Promise<void> {
+export async function setPassword(db: Queryable, userId: string, passwordHash: string): Promise<void> {
   await db.query("UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1", [userId, passwordHash]);
 }
 
-export async function revokeSessionsOf(db: Db, userId: string): Promise<void> {
+export async function revokeSessionsOf(db: Queryable, userId: string): Promise<void> {
   await db.query("UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", [userId]);
 }
 
 export async function insertSession(
-  db: Db,
+  db: Queryable,
   session: { hash: Buffer; userId: string; ttlSeconds: number },
 ): Promise<Date> {
   const { rows } = await db.query<{ expires_at: Date }>(
@@ -138,7 +138,7 @@ export async function insertSession(
   return rows[0]?.expires_at as Date;
 }
 
-export async function findSession(db: Db, hash: Buffer): Promise<SessionRow | undefined> {
+export async function findSession(db: Queryable, hash: Buffer): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
     `SELECT s.user_id, s.expires_at, u.email, u.name, u.created_at AS user_created_at,
             w.id AS workspace_id, w.name AS workspace_name, w.created_at AS workspace_created_at
@@ -149,12 +149,12 @@ export async function findSession(db: Db, hash: Buffer): Promise<SessionRow | un
   return rows[0];
 }
 
-export async function revokeSession(db: Db, hash: Buffer): Promise<void> {
+export async function revokeSession(db: Queryable, hash: Buffer): Promise<void> {
   await db.query("UPDATE sessions SET revoked_at = now() WHERE token_hash = $1", [hash]);
 }
 
 /** An invite usable by this address right now. */
-export async function findUsableInvite(db: Db, codeHash: Buffer, email: string): Promise<boolean> {
+export async function findUsableInvite(db: Queryable, codeHash: Buffer, email: string): Promise<boolean> {
   const { rowCount } = await db.query(
     "SELECT 1 FROM invites WHERE code_hash = $1 AND email = $2 AND used_at IS NULL AND expires_at > now()",
     [codeHash, email],
@@ -162,7 +162,7 @@ export async function findUsableInvite(db: Db, codeHash: Buffer, email: string):
   return (rowCount ?? 0) > 0;
 }
 
-export async function useInvite(db: Db, codeHash: Buffer, userId: string): Promise<boolean> {
+export async function useInvite(db: Queryable, codeHash: Buffer, userId: string): Promise<boolean> {
   const { rowCount } = await db.query(
     "UPDATE invites SET used_at = now(), used_by = $2 WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now()",
     [codeHash, userId],
@@ -171,7 +171,7 @@ export async function useInvite(db: Db, codeHash: Buffer, userId: string): Promi
 }
 
 export async function insertInvite(
-  db: Db,
+  db: Queryable,
   invite: { codeHash: Buffer; email: string; ttlSeconds: number },
 ): Promise<Date> {
   const { rows } = await db.query<{ expires_at: Date }>(

@@ -9,8 +9,8 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { instantOf, wireInstant } from "../../lib/date-time.ts";
 import type { RecordEvent } from "../events/events.service.ts";
@@ -71,7 +71,7 @@ export function toMessage(row: MessageRow): Message {
 export interface ConversationWriteDeps {
   record: RecordEvent;
   /** Schedules the end of a snooze at `until`, in the caller's transaction (snooze-end.ts). */
-  scheduleSnoozeEnd(db: Db, workspaceId: string, conversationId: string, until: Date): Promise<void>;
+  scheduleSnoozeEnd(db: Queryable, workspaceId: string, conversationId: string, until: Date): Promise<void>;
 }
 
 type ConversationField = (typeof CONVERSATION_FIELDS)[number];
@@ -144,19 +144,29 @@ function onlyChanged(
 }
 
 /** 404 `CONVERSATION_NOT_FOUND` unless the conversation a ticket points at is in the workspace; none is fine. */
-export async function requireConversation(db: Db, workspaceId: string, id: string | null | undefined): Promise<void> {
+export async function requireConversation(
+  db: Queryable,
+  workspaceId: string,
+  id: string | null | undefined,
+): Promise<void> {
   if (id) await store.findConversationRow(db, workspaceId, id);
 }
 
-export function listConversations(db: Db, workspaceId: string, query: ConversationFilters & PageParams) {
+export function listConversations(db: Queryable, workspaceId: string, query: ConversationFilters & PageParams) {
   return store.listConversationRows(db, workspaceId, query, query, toConversation);
 }
 
-export async function getConversation(db: Db, workspaceId: string, id: string): Promise<Conversation> {
+export async function getConversation(db: Queryable, workspaceId: string, id: string): Promise<Conversation> {
   return toConversation(await store.findConversationRow(db, workspaceId, id));
 }
 
-function insertMessage(db: Db, workspaceId: string, conversationId: string, input: MessageCreate, changes: boolean) {
+function insertMessage(
+  db: Queryable,
+  workspaceId: string,
+  conversationId: string,
+  input: MessageCreate,
+  changes: boolean,
+) {
   return store.insertMessageRow(
     db,
     workspaceId,
@@ -172,7 +182,7 @@ function insertMessage(db: Db, workspaceId: string, conversationId: string, inpu
 }
 
 export async function createConversation(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   input: ConversationCreate,
   record: RecordEvent,
@@ -194,7 +204,7 @@ export async function createConversation(
 }
 
 export async function updateConversation(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   patch: ConversationUpdate,
@@ -214,7 +224,7 @@ export async function updateConversation(
 }
 
 /** Ends a due snooze (snooze-end.ts): stores `open` and records it; nothing when it is no longer due. */
-export async function endSnooze(db: Db, workspaceId: string, id: string, record: RecordEvent): Promise<boolean> {
+export async function endSnooze(db: Queryable, workspaceId: string, id: string, record: RecordEvent): Promise<boolean> {
   const ended = await store.endSnoozeRow(db, workspaceId, id);
   if (!ended) return false;
   const data = conversationUpdate(toConversation(ended.before), toConversation(ended.after));
@@ -223,22 +233,22 @@ export async function endSnooze(db: Db, workspaceId: string, id: string, record:
 }
 
 /** Takes a deleted lead off its conversations (lead-deletion.ts); returns them as changed. */
-export async function detachConversationsFromLead(db: Db, workspaceId: string, leadId: string) {
+export async function detachConversationsFromLead(db: Queryable, workspaceId: string, leadId: string) {
   return (await store.detachLeadRows(db, workspaceId, leadId)).map(toConversation);
 }
 
-export async function listMessages(db: Db, workspaceId: string, conversationId: string, query: PageParams) {
+export async function listMessages(db: Queryable, workspaceId: string, conversationId: string, query: PageParams) {
   await store.findConversationRow(db, workspaceId, conversationId);
   return store.listMessageRows(db, workspaceId, conversationId, query, toMessage);
 }
 
-export async function getMessage(db: Db, workspaceId: string, conversationId: string, id: string) {
+export async function getMessage(db: Queryable, workspaceId: string, conversationId: string, id: string) {
   await store.findConversationRow(db, workspaceId, conversationId);
   return toMessage(await store.findMessageRow(db, workspaceId, conversationId, id));
 }
 
 export async function addMessage(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   conversationId: string,
   input: MessageCreate,

@@ -1,7 +1,7 @@
 /** All SQL of conversations and their messages. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 
@@ -77,7 +77,7 @@ const conversationNotFound = (id: string) =>
   new AppError("CONVERSATION_NOT_FOUND", { detail: `No conversation ${id} in this workspace.` });
 
 export function listConversationRows<Item>(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   filters: ConversationFilters,
   page: PageParams,
@@ -102,7 +102,7 @@ export function listConversationRows<Item>(
   );
 }
 
-export function findConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
+export function findConversationRow(db: Queryable, workspaceId: string, id: string): Promise<ConversationRow> {
   return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id));
 }
 
@@ -110,14 +110,14 @@ export function findConversationRow(db: Db, workspaceId: string, id: string): Pr
  * The row, locked until the transaction ends: a state move reads the current state and writes the next one, and a
  * new message bumps the count, so two concurrent writes must not both start from the same row.
  */
-export function lockConversationRow(db: Db, workspaceId: string, id: string): Promise<ConversationRow> {
+export function lockConversationRow(db: Queryable, workspaceId: string, id: string): Promise<ConversationRow> {
   return findInWorkspace<ConversationRow>(db, "conversations", workspaceId, id, () => conversationNotFound(id), {
     forUpdate: true,
   });
 }
 
 export async function insertConversationRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   values: Pick<ConversationRow, "lead_id" | "subject" | "channel" | "assignee" | "priority">,
 ): Promise<string> {
@@ -132,7 +132,7 @@ export async function insertConversationRow(
 
 /** Writes the changes (only what really changes: the service compares) and returns the row as stored. */
 export async function updateConversationRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   changes: ConversationChanges,
@@ -146,7 +146,7 @@ export async function updateConversationRow(
 
 /** A message of a conversation of the workspace (a message id under another conversation is not found). */
 export async function findMessageRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   conversationId: string,
   id: string,
@@ -163,7 +163,7 @@ export async function findMessageRow(
 }
 
 export function listMessageRows<Item>(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   conversationId: string,
   page: PageParams,
@@ -188,7 +188,7 @@ export function listMessageRows<Item>(
  * creation (`version` stays 1).
  */
 export async function insertMessageRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   conversationId: string,
   values: Pick<MessageRow, "author_type" | "author_id" | "body" | "visibility">,
@@ -218,7 +218,7 @@ export async function insertMessageRow(
 }
 
 /** Takes the lead off its conversations (the lead is being deleted); returns them as stored. */
-export async function detachLeadRows(db: Db, workspaceId: string, leadId: string): Promise<ConversationRow[]> {
+export async function detachLeadRows(db: Queryable, workspaceId: string, leadId: string): Promise<ConversationRow[]> {
   const { rows } = await db.query<ConversationRow>(
     `UPDATE conversations SET lead_id = NULL, updated_at = now(), version = version + 1
       WHERE workspace_id = $1 AND lead_id = $2 RETURNING *`,
@@ -232,7 +232,7 @@ export async function detachLeadRows(db: Db, workspaceId: string, leadId: string
  * the row before and after, or nothing when there was nothing to end (updated, reopened or snoozed again meanwhile).
  */
 export async function endSnoozeRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
 ): Promise<{ before: ConversationRow; after: ConversationRow } | undefined> {

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
 import type { RecordEvent } from "../events/events.service.ts";
@@ -40,7 +40,7 @@ function snoozeJobId(conversationId: string, until: Date): string {
  * await scheduleSnoozeEnd(boss)(client, workspaceId, conversationId, new Date("2026-11-02T09:00:00Z"));
  */
 export function snoozeEndScheduler(boss: PgBoss) {
-  return async (db: Db, workspaceId: string, conversationId: string, until: Date): Promise<void> => {
+  return async (db: Queryable, workspaceId: string, conversationId: string, until: Date): Promise<void> => {
     const data: SnoozeEndJob = { workspace_id: workspaceId, conversation_id: conversationId };
     await boss.send(SNOOZE_END_QUEUE, data, {
       id: snoozeJobId(conversationId, until),

@@ -5,8 +5,8 @@
  * pass makes their webhook deliveries (webhooks/fan-out.ts: webhooks import events; events import nothing of theirs).
  */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { type StoredTrace, storedTrace, type TraceContext } from "../../lib/trace-context.ts";
@@ -35,7 +35,7 @@ export function toEvent(row: EventRow): Event {
 }
 
 /** Records an event in the caller's transaction (numbered once it commits); returns the event's id. */
-export type RecordEvent = (db: Db, workspaceId: string, type: EventType, data: object) => Promise<string>;
+export type RecordEvent = (db: Queryable, workspaceId: string, type: EventType, data: object) => Promise<string>;
 
 /** One event of a change, for `recordEvents`. */
 export interface Change {
@@ -108,7 +108,7 @@ export function dropEventsAfter(client: object, mark: number): void {
 }
 
 /** Writes the events of one change to the outbox, in the caller's transaction and in this order. */
-export async function recordEvents(db: Db, workspaceId: string, changes: readonly Change[]): Promise<string[]> {
+export async function recordEvents(db: Queryable, workspaceId: string, changes: readonly Change[]): Promise<string[]> {
   const now = Date.now();
   const waiting = deferred.get(db);
   const events = changes.map((change) => newEvent(workspaceId, change.type, change.data, now, waiting?.trace));
@@ -126,7 +126,7 @@ export const recordEvent: RecordEvent = async (db, workspaceId, type, data) => {
   return id as string;
 };
 
-export function listEvents(db: Db, workspaceId: string, query: EventFilters & PageParams) {
+export function listEvents(db: Queryable, workspaceId: string, query: EventFilters & PageParams) {
   return store.listEventRows(db, workspaceId, query, query, toEvent);
 }
 
@@ -140,7 +140,7 @@ export interface StreamQuery extends EventFilters {
  * deleted by retention is a 410 `EVENTS_EXPIRED` saying where the kept window starts (the consumer has a gap it can
  * only fill by rebuilding), and one past the newest event a 400 (it is not a position this workspace gave).
  */
-export async function listStream(db: Db, workspaceId: string, query: StreamQuery) {
+export async function listStream(db: Queryable, workspaceId: string, query: StreamQuery) {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const rows = await store.streamRows(db, workspaceId, query.after_sequence, limit, query);
   if (rows.length === 0 && query.after_sequence > 0) await checkPosition(db, workspaceId, query.after_sequence);
@@ -157,7 +157,7 @@ export async function listStream(db: Db, workspaceId: string, query: StreamQuery
   };
 }
 
-async function checkPosition(db: Db, workspaceId: string, after: number): Promise<void> {
+async function checkPosition(db: Queryable, workspaceId: string, after: number): Promise<void> {
   const { last, prunedThrough } = await store.streamBounds(db, workspaceId);
   if (after < prunedThrough) {
     throw new AppError("EVENTS_EXPIRED", {
@@ -172,6 +172,6 @@ async function checkPosition(db: Db, workspaceId: string, after: number): Promis
   }
 }
 
-export async function getEvent(db: Db, workspaceId: string, id: string): Promise<Event> {
+export async function getEvent(db: Queryable, workspaceId: string, id: string): Promise<Event> {
   return toEvent(await store.findEventRow(db, workspaceId, id));
 }

@@ -1,8 +1,8 @@
 /** All SQL of events: the outbox a change writes to, the sequencer's pass, and the reads. */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import type { Db } from "../../db/db.ts";
 import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
 
@@ -37,7 +37,7 @@ export interface NewEvent {
 }
 
 /** Writes events to the outbox in the caller's transaction, in the order given. */
-export async function insertOutboxEvents(db: Db, events: readonly NewEvent[]): Promise<void> {
+export async function insertOutboxEvents(db: Queryable, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   await db.query({
     name: "insert-outbox-events",
@@ -82,7 +82,7 @@ export function outboxInsertSql(events: readonly NewEvent[], literal: (text: str
  * statements takes no parameters: the numbers are the caller's integers).
  */
 export async function sequenceEvents(
-  db: Db,
+  db: Queryable,
   rows: number,
   timeouts: { lockTimeoutMs: number; idleTimeoutMs: number },
 ): Promise<SequencedRow[]> {
@@ -95,7 +95,7 @@ export async function sequenceEvents(
 }
 
 export function listEventRows<Item>(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   filters: EventFilters,
   page: PageParams,
@@ -119,7 +119,7 @@ export function listEventRows<Item>(
 
 /** Up to `limit + 1` events after `after`, oldest first (the extra one tells whether more follow). */
 export async function streamRows(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   after: number,
   limit: number,
@@ -137,7 +137,10 @@ export async function streamRows(
 }
 
 /** The workspace's last sequence given and the last deleted by retention (0 and 0 before its first event). */
-export async function streamBounds(db: Db, workspaceId: string): Promise<{ last: number; prunedThrough: number }> {
+export async function streamBounds(
+  db: Queryable,
+  workspaceId: string,
+): Promise<{ last: number; prunedThrough: number }> {
   const { rows } = await db.query<{ last_sequence: string; pruned_through: string }>({
     name: "event-stream-bounds",
     text: "SELECT last_sequence, pruned_through FROM event_sequences WHERE workspace_id = $1",
@@ -152,7 +155,7 @@ export async function streamBounds(db: Db, workspaceId: string): Promise<{ last:
  * deleted. Event ids begin with their creation time (ULID), so the primary key walks them oldest first. Returns how
  * many it deleted.
  */
-export async function deleteEventsBefore(db: Db, beforeId: string, limit: number): Promise<number> {
+export async function deleteEventsBefore(db: Queryable, beforeId: string, limit: number): Promise<number> {
   const { rows } = await db.query<{ deleted: string }>({
     name: "prune-events",
     text: `WITH gone AS (
@@ -170,6 +173,6 @@ export async function deleteEventsBefore(db: Db, beforeId: string, limit: number
   return Number(rows[0]?.deleted ?? 0);
 }
 
-export function findEventRow(db: Db, workspaceId: string, id: string): Promise<EventRow> {
+export function findEventRow(db: Queryable, workspaceId: string, id: string): Promise<EventRow> {
   return findInWorkspace<EventRow>(db, "events", workspaceId, id, () => new AppError("EVENT_NOT_FOUND"));
 }

@@ -10,7 +10,7 @@
  */
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { releaseAfterFailure } from "../../db/transaction.ts";
 import { type SequencedRow, sequenceEvents } from "./events.store.ts";
 
@@ -38,7 +38,7 @@ const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 const MAX_NOTIFIED_WORKSPACES = 200;
 
 /** What follows from numbered events, in the pass's transaction: webhooks/fan-out.ts writes their deliveries. */
-export type OnSequenced = (db: Db, events: readonly SequencedRow[]) => Promise<void>;
+export type OnSequenced = (db: Queryable, events: readonly SequencedRow[]) => Promise<void>;
 
 export interface Sequencer {
   /** Resolves once a pass that started after this call has ended (or SETTLE_TIMEOUT_MS passed); never rejects. */

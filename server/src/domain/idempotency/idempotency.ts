@@ -74,7 +74,7 @@ function replayOf<T>(stored: StoredAnswer, print: Buffer): { answer: WriteAnswer
   return { answer: { status: stored.response_status, body, ...(headers && { headers }) }, replayed: true };
 }
 
-/** SQLSTATE of `record_idempotent_answer()`: another request with the same key committed first. */
+/** SQLSTATE of `save_idempotent_answer()`: another request with the same key committed first. */
 const KEY_TAKEN = "IK001";
 
 /**
@@ -83,8 +83,8 @@ const KEY_TAKEN = "IK001";
  *
  * Optimistic: the effect runs first, and its key is recorded with its answer, its lock timeout and COMMIT in one query
  * (after `beforeCommit`'s statements: the change's events, write-handler.ts).
- * A key that another request recorded first, committed or in flight, makes `record_idempotent_answer()` (migration
- * 0012) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
+ * A key that another request recorded first, committed or in flight, makes `save_idempotent_answer()` (migrations
+ * 0012, 0015) raise IK001 once that request commits (the insert waits on the unique index until then), which stops the
  * query before its COMMIT. Whenever the write does not commit, its effect is rolled back and a stored answer under the
  * key, if any, is what the caller gets: a retry replays the first answer rather than the error its second run met
  * (a lead's `external_id` already taken by the first run, a ticket already moved, a lead already deleted).
@@ -117,7 +117,7 @@ export async function idempotentWrite<T>(
     await client.query({
       text: `${beforeCommit?.(client) ?? ""}SET LOCAL lock_timeout = ${waitMs};
       SET LOCAL statement_timeout = ${waitMs + STATEMENT_MARGIN_MS};
-      SELECT record_idempotent_answer(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
+      SELECT save_idempotent_answer(${workspace}, ${key}, '\\x${print.toString("hex")}', ${Math.trunc(answer.status)},
         ${client.escapeLiteral(JSON.stringify(answer.body ?? null))},
         ${answer.headers ? `${client.escapeLiteral(JSON.stringify(answer.headers))}::jsonb` : "NULL"},
         ${IDEMPOTENCY_TTL_HOURS});

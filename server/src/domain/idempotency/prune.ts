@@ -9,7 +9,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { type PruneOptions, type PruneResult, pruneInBatches, registerPruningJob } from "../../jobs/pruning.ts";
 
 export const PRUNE_QUEUE = "idempotency-prune";
@@ -35,7 +35,7 @@ export const PRUNE_BATCH_SQL = `DELETE FROM idempotency_keys
  * @example
  * const { deleted, batches } = await pruneExpiredKeys(pool, { batchSize: 1_000 });
  */
-export function pruneExpiredKeys(db: Db, options: PruneOptions = {}): Promise<PruneResult> {
+export function pruneExpiredKeys(db: Queryable, options: PruneOptions = {}): Promise<PruneResult> {
   return pruneInBatches(async (limit) => (await db.query(PRUNE_BATCH_SQL, [limit])).rowCount ?? 0, {
     budgetMs: PRUNE_RUN_BUDGET_MS,
     ...options,

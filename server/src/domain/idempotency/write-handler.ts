@@ -1,7 +1,7 @@
 /**
  * The handler of a write: one transaction, idempotent when the request carries an `Idempotency-Key` (the answer is
  * stored with the effect and replayed with `Idempotent-Replayed: true`; idempotency.ts). Always in the caller's
- * workspace. The routes of each resource make their writes with it; the dispatch (http/operations.ts) asks
+ * workspace. The routes of each resource make their writes with it; the dispatch (http/dispatch.ts) asks
  * `waitsForAdmission` whether a handler may start before the budget's decision.
  */
 
@@ -71,7 +71,7 @@ export function write<
         // pooled connection for its next user.
         deferEvents(db, request.trace);
         try {
-          // Started before the budget's decision (http/operations.ts): nothing is written until it admits the call.
+          // Started before the budget's decision (http/dispatch.ts): nothing is written until it admits the call.
           await call.admitted;
           const reply = await effect(call, db);
           return { status: reply.status, body: reply.body, ...(reply.headers && { headers: reply.headers }) };

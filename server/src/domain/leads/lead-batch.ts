@@ -39,7 +39,7 @@ export function upsertLeads(
 
 function leadKind(workspaceId: string, matchOn: LeadBatchUpsert["match_on"], deps: LeadBatchDeps) {
   const kind: BatchKind<LeadCreate, Lead> = {
-    check: deps.checkLead,
+    validateItem: deps.checkLead,
     matchOn,
     keyOf: (value) => (matchOn === "email" ? value.toLowerCase() : value),
     lockMatches: async (db, keys) => (await lockMatchingLeadRows(db, workspaceId, matchOn, keys)).map(toLead),

@@ -7,19 +7,19 @@
  * The lead is locked first, so a conversation or ticket being made for it either commits before (and is detached
  * here) or waits and then finds no lead; the foreign keys' ON DELETE SET NULL never has to act unseen.
  */
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { detachConversationsFromLead } from "../conversations/conversations.service.ts";
 import type { Change } from "../events/events.service.ts";
 import { detachTicketsFromLead } from "../tickets/tickets.service.ts";
 import { deleteLead, lockLead } from "./leads.service.ts";
 
-export type RecordChanges = (db: Db, workspaceId: string, changes: readonly Change[]) => Promise<unknown>;
+export type RecordEvents = (db: Queryable, workspaceId: string, changes: readonly Change[]) => Promise<unknown>;
 
 export async function deleteLeadAndDetach(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
-  record: RecordChanges,
+  record: RecordEvents,
 ): Promise<void> {
   const lead = await lockLead(db, workspaceId, id);
   const conversations = await detachConversationsFromLead(db, workspaceId, id);

@@ -5,8 +5,8 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import type { LeadFilters, LeadRow, LeadValues } from "./leads.store.ts";
 import * as store from "./leads.store.ts";
@@ -44,21 +44,26 @@ export function toValues(input: LeadUpdate): LeadValues {
   };
 }
 
-export function listLeads(db: Db, workspaceId: string, query: LeadFilters & PageParams) {
+export function listLeads(db: Queryable, workspaceId: string, query: LeadFilters & PageParams) {
   return store.listLeadRows(db, workspaceId, { ...query, email: query.email?.trim() }, query, toLead);
 }
 
-export async function getLead(db: Db, workspaceId: string, id: string): Promise<Lead> {
+export async function getLead(db: Queryable, workspaceId: string, id: string): Promise<Lead> {
   return toLead(await store.findLeadRow(db, workspaceId, id));
 }
 
-export async function createLead(db: Db, workspaceId: string, input: LeadCreate, record: RecordEvent): Promise<Lead> {
+export async function createLead(
+  db: Queryable,
+  workspaceId: string,
+  input: LeadCreate,
+  record: RecordEvent,
+): Promise<Lead> {
   const lead = toLead(await store.insertLeadRow(db, workspaceId, newLeadValues(input)));
   return capturedLead(db, workspaceId, lead, record);
 }
 
 /** A new lead, its `lead.captured` recorded. */
-export async function capturedLead(db: Db, workspaceId: string, lead: Lead, record: RecordEvent): Promise<Lead> {
+export async function capturedLead(db: Queryable, workspaceId: string, lead: Lead, record: RecordEvent): Promise<Lead> {
   await record(db, workspaceId, "lead.captured", { object: lead });
   return lead;
 }
@@ -90,7 +95,7 @@ function changedLeadFields(current: Lead, values: LeadValues): LeadField[] {
 }
 
 export async function updateLead(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   patch: LeadUpdate,
@@ -101,7 +106,7 @@ export async function updateLead(
 
 /** `updateLead` of a lead the caller has locked in this transaction (`current` is its row as locked). */
 export async function updateLockedLead(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   current: Lead,
   patch: LeadUpdate,
@@ -122,15 +127,15 @@ export async function updateLockedLead(
 }
 
 /** Locks the lead for its deletion (lead-deletion.ts): a conversation or ticket made meanwhile waits, then fails. */
-export async function lockLead(db: Db, workspaceId: string, id: string): Promise<Lead> {
+export async function lockLead(db: Queryable, workspaceId: string, id: string): Promise<Lead> {
   return toLead(await store.lockLeadRow(db, workspaceId, id));
 }
 
-export function deleteLead(db: Db, workspaceId: string, id: string): Promise<void> {
+export function deleteLead(db: Queryable, workspaceId: string, id: string): Promise<void> {
   return store.deleteLeadRow(db, workspaceId, id);
 }
 
 /** 404 `LEAD_NOT_FOUND` unless the lead a conversation or ticket points at is in the workspace; none is fine. */
-export async function requireLead(db: Db, workspaceId: string, id: string | null | undefined): Promise<void> {
+export async function requireLead(db: Queryable, workspaceId: string, id: string | null | undefined): Promise<void> {
   if (id) await store.findLeadRow(db, workspaceId, id);
 }

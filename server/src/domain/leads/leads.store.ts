@@ -1,7 +1,7 @@
 /** All SQL of leads. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { WIRE_TIMESTAMPS } from "../../db/timestamps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
@@ -60,7 +60,7 @@ function externalIdTaken(error: unknown): never {
 }
 
 export function listLeadRows<Item>(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   filters: LeadFilters,
   page: PageParams,
@@ -86,7 +86,7 @@ export function listLeadRows<Item>(
   );
 }
 
-export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<LeadRow> {
+export function findLeadRow(db: Queryable, workspaceId: string, id: string): Promise<LeadRow> {
   return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), { types: WIRE_TIMESTAMPS });
 }
 
@@ -97,7 +97,7 @@ export function findLeadRow(db: Db, workspaceId: string, id: string): Promise<Le
  * values scanned a workspace's leads in id order instead.
  */
 export async function lockMatchingLeadRows(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   matchOn: "external_id" | "email",
   values: readonly string[],
@@ -115,7 +115,7 @@ export async function lockMatchingLeadRows(
 }
 
 /** The row, locked until the transaction ends: an update compares with it, a deletion holds it. */
-export function lockLeadRow(db: Db, workspaceId: string, id: string): Promise<LeadRow> {
+export function lockLeadRow(db: Queryable, workspaceId: string, id: string): Promise<LeadRow> {
   return findInWorkspace<LeadRow>(db, "leads", workspaceId, id, () => leadNotFound(id), {
     types: WIRE_TIMESTAMPS,
     forUpdate: true,
@@ -127,7 +127,11 @@ export function lockLeadRow(db: Db, workspaceId: string, id: string): Promise<Le
  * nothing rather than failing the statement, so the caller's transaction goes on (a batch's other items need no
  * savepoint for it).
  */
-export async function insertLeadRow(db: Db, workspaceId: string, values: Required<LeadValues>): Promise<LeadRow> {
+export async function insertLeadRow(
+  db: Queryable,
+  workspaceId: string,
+  values: Required<LeadValues>,
+): Promise<LeadRow> {
   try {
     const { rows } = await db.query<LeadRow>({
       name: "insert-lead",
@@ -162,7 +166,7 @@ export async function insertLeadRow(db: Db, workspaceId: string, values: Require
  * fails for it, so the caller finds which ones are missing by id.
  */
 export async function insertLeadRows(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   leads: readonly { id: string; values: Required<LeadValues> }[],
 ): Promise<LeadRow[]> {
@@ -179,7 +183,12 @@ export async function insertLeadRows(
   return rows;
 }
 
-export async function updateLeadRow(db: Db, workspaceId: string, id: string, values: LeadValues): Promise<LeadRow> {
+export async function updateLeadRow(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  values: LeadValues,
+): Promise<LeadRow> {
   let row: LeadRow | undefined;
   try {
     row = await updateRow<LeadRow>(db, "leads", workspaceId, id, { ...values }, UPDATABLE, {
@@ -193,7 +202,7 @@ export async function updateLeadRow(db: Db, workspaceId: string, id: string, val
   return row;
 }
 
-export async function deleteLeadRow(db: Db, workspaceId: string, id: string): Promise<void> {
+export async function deleteLeadRow(db: Queryable, workspaceId: string, id: string): Promise<void> {
   const { rowCount } = await db.query("DELETE FROM leads WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
   if (!rowCount) throw leadNotFound(id);
 }

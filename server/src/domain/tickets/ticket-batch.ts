@@ -32,7 +32,7 @@ export function upsertTickets(
   deps: TicketBatchDeps,
 ): Promise<TicketBatchResults> {
   const kind: BatchKind<TicketCreate, Ticket> = {
-    check: deps.checkTicket,
+    validateItem: deps.checkTicket,
     matchOn: batch.match_on,
     keyOf: (value) => value,
     lockMatches: async (db, keys) => (await lockTicketRowsByExternalId(db, workspaceId, keys)).map(toTicket),

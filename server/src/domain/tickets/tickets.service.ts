@@ -4,8 +4,8 @@
  * transaction.
  */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { wireInstant } from "../../lib/date-time.ts";
 import { requireConversation } from "../conversations/conversations.service.ts";
@@ -102,16 +102,16 @@ export function ticketChanges(
   return { changes, changed };
 }
 
-export function listTickets(db: Db, workspaceId: string, query: TicketFilters & PageParams) {
+export function listTickets(db: Queryable, workspaceId: string, query: TicketFilters & PageParams) {
   return store.listTicketRows(db, workspaceId, query, query, toTicket);
 }
 
-export async function getTicket(db: Db, workspaceId: string, id: string): Promise<Ticket> {
+export async function getTicket(db: Queryable, workspaceId: string, id: string): Promise<Ticket> {
   return toTicket(await store.findTicketRow(db, workspaceId, id));
 }
 
 export async function createTicket(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   input: TicketCreate,
   record: RecordEvent,
@@ -142,7 +142,7 @@ export async function createTicket(
 
 /** Applies a change; records `ticket.updated` only when something actually changed. */
 export async function updateTicket(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   patch: TicketUpdate,
@@ -155,7 +155,7 @@ export async function updateTicket(
 
 /** `updateTicket` of a ticket the caller has locked (`current`, as it is stored). */
 export async function updateLockedTicket(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   current: Ticket,
   patch: TicketUpdate,
@@ -176,6 +176,6 @@ export async function updateLockedTicket(
 }
 
 /** Takes a deleted lead off its tickets (leads/lead-deletion.ts); returns them as changed. */
-export async function detachTicketsFromLead(db: Db, workspaceId: string, leadId: string): Promise<Ticket[]> {
+export async function detachTicketsFromLead(db: Queryable, workspaceId: string, leadId: string): Promise<Ticket[]> {
   return (await store.detachLeadRows(db, workspaceId, leadId)).map(toTicket);
 }

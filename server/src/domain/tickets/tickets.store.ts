@@ -1,7 +1,7 @@
 /** All SQL of tickets and their per-workspace numbers. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 
@@ -86,7 +86,7 @@ function externalIdTaken(error: unknown): never {
 }
 
 export function listTicketRows<Item>(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   filters: TicketFilters,
   page: PageParams,
@@ -113,13 +113,13 @@ export function listTicketRows<Item>(
   );
 }
 
-export function findTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
+export function findTicketRow(db: Queryable, workspaceId: string, id: string): Promise<TicketRow> {
   return findInWorkspace<TicketRow>(db, "tickets", workspaceId, id, () => ticketNotFound(id));
 }
 
 /** The tickets whose `external_id` is one of `externalIds`, locked until the transaction ends (a batch matches them). */
 export async function lockTicketRowsByExternalId(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   externalIds: readonly string[],
 ): Promise<TicketRow[]> {
@@ -132,7 +132,7 @@ export async function lockTicketRowsByExternalId(
 }
 
 /** The row, locked until the transaction ends: a change compares with it and records its previous values. */
-export function lockTicketRow(db: Db, workspaceId: string, id: string): Promise<TicketRow> {
+export function lockTicketRow(db: Queryable, workspaceId: string, id: string): Promise<TicketRow> {
   return findInWorkspace<TicketRow>(db, "tickets", workspaceId, id, () => ticketNotFound(id), { forUpdate: true });
 }
 
@@ -140,7 +140,7 @@ export function lockTicketRow(db: Db, workspaceId: string, id: string): Promise<
  * The workspace's next ticket number. The counter row's lock serialises concurrent creations until the transaction
  * ends, and a rolled-back creation gives its number back: numbers have no gaps.
  */
-export async function nextTicketNumber(db: Db, workspaceId: string): Promise<number> {
+export async function nextTicketNumber(db: Queryable, workspaceId: string): Promise<number> {
   const { rows } = await db.query<{ last_number: number }>(
     `INSERT INTO ticket_counters (workspace_id, last_number) VALUES ($1, 1)
      ON CONFLICT (workspace_id) DO UPDATE SET last_number = ticket_counters.last_number + 1
@@ -153,7 +153,7 @@ export async function nextTicketNumber(db: Db, workspaceId: string): Promise<num
 
 /** A new ticket; `solved_at` or `closed_at` is stamped when it is created in that status. */
 export async function insertTicketRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   number: number,
   values: Required<Omit<TicketChanges, "solved_at" | "closed_at">>,
@@ -189,7 +189,7 @@ export async function insertTicketRow(
 
 /** Writes the named `fields` of `changes` (only those: the service names the fields that really change). */
 export async function updateTicketRow(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   changes: TicketChanges,
@@ -206,7 +206,7 @@ export async function updateTicketRow(
 }
 
 /** Takes a deleted lead off its tickets (leads/lead-deletion.ts); returns them as stored, by id. */
-export async function detachLeadRows(db: Db, workspaceId: string, leadId: string): Promise<TicketRow[]> {
+export async function detachLeadRows(db: Queryable, workspaceId: string, leadId: string): Promise<TicketRow[]> {
   const { rows } = await db.query<TicketRow>(
     `UPDATE tickets SET lead_id = NULL, updated_at = now(), version = version + 1
       WHERE workspace_id = $1 AND lead_id = $2 RETURNING *`,

@@ -47,7 +47,7 @@ export type Next = { status: "succeeded" } | { status: "failed" } | { status: "p
  */
 export type Health = "healthy" | "failing" | "gone";
 
-/** An attempt, classified: everything deliveries.store.ts `recordOutcomes` writes. */
+/** An attempt, classified: everything deliveries.store.ts `saveOutcomes` writes. */
 export interface Outcome {
   deliveryId: string;
   webhookId: string;

@@ -5,7 +5,7 @@
  */
 import type { components } from "@service/spec/schema";
 import type { PgBoss } from "pg-boss";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { instantOf } from "../../lib/date-time.ts";
 import { firstIdAt, newId } from "../../lib/ids.ts";
@@ -43,7 +43,7 @@ function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Deliv
   };
 }
 
-async function withAttempts(db: Db, rows: store.DeliveryRow[]): Promise<Delivery[]> {
+async function withAttempts(db: Queryable, rows: store.DeliveryRow[]): Promise<Delivery[]> {
   const attempts = await store.attemptsOf(
     db,
     rows.map((row) => row.id),
@@ -59,7 +59,7 @@ async function withAttempts(db: Db, rows: store.DeliveryRow[]): Promise<Delivery
 /** Sends `event` to these subscriptions: one delivery each, due at once (at each one's pace); returns their ids. */
 export async function sendEvent(
   boss: PgBoss,
-  db: Db,
+  db: Queryable,
   event: Event,
   webhookIds: string[],
   trace: StoredTrace,
@@ -78,7 +78,7 @@ export async function sendEvent(
 }
 
 export async function listDeliveries(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   query: { limit?: number; cursor?: string; status?: Delivery["status"] },
@@ -87,7 +87,12 @@ export async function listDeliveries(
   return { ...page, data: await withAttempts(db, page.data) };
 }
 
-export async function getDelivery(db: Db, workspaceId: string, webhookId: string, id: string): Promise<Delivery> {
+export async function getDelivery(
+  db: Queryable,
+  workspaceId: string,
+  webhookId: string,
+  id: string,
+): Promise<Delivery> {
   const row = await store.findDelivery(db, workspaceId, webhookId, id);
   if (!row) throw new AppError("DELIVERY_NOT_FOUND", { detail: `No delivery ${id} for this subscription.` });
   return toDelivery(row, await store.attemptsOf(db, [row.id]));
@@ -96,7 +101,7 @@ export async function getDelivery(db: Db, workspaceId: string, webhookId: string
 /** Sends a delivery's event again, as a new delivery with the same body and `webhook-id`. */
 export async function redeliver(
   boss: PgBoss,
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   id: string,
@@ -120,7 +125,7 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /** A subscription's health over the deliveries made since `since` (24 hours ago when omitted). */
 export async function stats(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   since: string | undefined,

@@ -6,8 +6,8 @@
  * pg-boss job (delivery-jobs.ts), enqueued in the transaction that writes the delivery or records the attempt before.
  */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
 import type { Outcome, Target } from "./deliver.ts";
 import { DISABLE_AFTER_FAILING_MS } from "./schedule.ts";
@@ -61,7 +61,7 @@ const DELIVERY_COLUMNS =
  * subscription is made once. Returns those it made.
  */
 export async function insertEventDeliveries(
-  db: Db,
+  db: Queryable,
   deliveries: readonly {
     workspaceId: string;
     webhookId: string;
@@ -97,7 +97,7 @@ export async function insertEventDeliveries(
 
 /** Writes deliveries of one body, due at once, in the caller's transaction. */
 export async function insertDeliveries(
-  db: Db,
+  db: Queryable,
   input: {
     workspaceId: string;
     eventId: string;
@@ -128,7 +128,7 @@ export async function insertDeliveries(
 
 /** The pending deliveries, for the upgrade that moves them onto pg-boss 12 (legacy-queue.ts). */
 export async function pendingDeliveries(
-  db: Db,
+  db: Queryable,
 ): Promise<
   (ThrottleColumns & { id: string; webhook_id: string; attempt_count: number; next_attempt_at: Date | null })[]
 > {
@@ -143,7 +143,7 @@ export async function pendingDeliveries(
 
 /** A delivery's event as it was sent: the body is fixed when the delivery is made, so a redelivery signs the same bytes. */
 export async function findSentEvent(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   id: string,
@@ -157,7 +157,7 @@ export async function findSentEvent(
 }
 
 export async function findDelivery(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   id: string,
@@ -171,7 +171,7 @@ export async function findDelivery(
 
 /** One page of a subscription's deliveries, newest first, as the list envelope (of rows). */
 export function listDeliveryRows(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   page: PageParams & { status?: Delivery["status"] | undefined },
@@ -192,7 +192,7 @@ export function listDeliveryRows(
   );
 }
 
-export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
+export async function attemptsOf(db: Queryable, deliveryIds: string[]): Promise<AttemptRow[]> {
   if (deliveryIds.length === 0) return [];
   const { rows } = await db.query<AttemptRow>(
     "SELECT * FROM delivery_attempts WHERE delivery_id = ANY($1) ORDER BY delivery_id, attempt",
@@ -205,7 +205,7 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Attempt
  * What the attempts of these deliveries need, with their subscriptions, by delivery id. A delivery that is gone (its
  * subscription was deleted) is missing from the map.
  */
-export async function findTargets(db: Db, deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
+export async function findTargets(db: Queryable, deliveryIds: readonly string[]): Promise<Map<string, DeliveryTarget>> {
   const { rows } = await db.query<DeliveryTarget>({
     name: "find-delivery-targets",
     text: `SELECT d.id, d.webhook_id, d.status, d.attempt_count, d.schedule_offset, d.event_id, d.event_type,
@@ -220,7 +220,7 @@ export async function findTargets(db: Db, deliveryIds: readonly string[]): Promi
 }
 
 /** A delivery whose subscription was disabled after it was made fails without an attempt. */
-export async function abandon(db: Db, deliveryId: string): Promise<void> {
+export async function abandon(db: Queryable, deliveryId: string): Promise<void> {
   await db.query(
     "UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND status = 'pending'",
     [deliveryId],
@@ -231,7 +231,7 @@ export async function abandon(db: Db, deliveryId: string): Promise<void> {
  * Settles as failed a pending delivery whose next attempt is `attempt` and could not be made: its job failed every
  * time pg-boss tried it (delivery-jobs.ts, DEAD_DELIVERY_QUEUE). True when it was still that attempt's to settle.
  */
-export async function giveUp(db: Db, deliveryId: string, attempt: number): Promise<boolean> {
+export async function giveUp(db: Queryable, deliveryId: string, attempt: number): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now()
       WHERE id = $1 AND status = 'pending' AND attempt_count = $2 - 1`,
@@ -241,13 +241,13 @@ export async function giveUp(db: Db, deliveryId: string, attempt: number): Promi
 }
 
 /**
- * Writes classified attempts in one statement, in the caller's transaction (`record_attempt_outcomes()`, migration
- * 0009): for each, the attempt, the delivery's next state (a retry is due at `next_attempt_at`), and the
+ * Writes classified attempts in one statement, in the caller's transaction (`save_attempt_outcomes()`, migrations
+ * 0009, 0011 and 0015): for each, the attempt, the delivery's next state (a retry is due at `next_attempt_at`), and the
  * subscription's health (a failing streak starts, goes on or ends; 5 days of it, or a 410, disable the subscription).
  * An outcome whose delivery is gone (its subscription was deleted meanwhile), settled, or past this attempt (a late
  * duplicate) is skipped. Returns the number written.
  */
-export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Promise<number> {
+export async function saveOutcomes(db: Queryable, outcomes: readonly Outcome[]): Promise<number> {
   const rows = outcomes.map(({ deliveryId, webhookId, attempt, next, health }) => ({
     delivery_id: deliveryId,
     attempt: attempt.number,
@@ -264,7 +264,7 @@ export async function recordOutcomes(db: Db, outcomes: readonly Outcome[]): Prom
   }));
   const { rows: result } = await db.query<{ written: number }>({
     name: "record-delivery-outcomes",
-    text: "SELECT record_attempt_outcomes($1::jsonb, $2) AS written",
+    text: "SELECT save_attempt_outcomes($1::jsonb, $2) AS written",
     values: [JSON.stringify(rows), DISABLE_AFTER_FAILING_MS / 1000],
   });
   return result[0]?.written ?? 0;
@@ -280,7 +280,7 @@ export interface StatsRow {
 }
 
 /** A subscription's deliveries made in a window of ids (ids begin with their creation time), by state, with attempts. */
-export async function deliveryStats(db: Db, webhookId: string, fromId: string, toId: string): Promise<StatsRow> {
+export async function deliveryStats(db: Queryable, webhookId: string, fromId: string, toId: string): Promise<StatsRow> {
   const { rows } = await db.query<StatsRow>({
     name: "webhook-delivery-stats",
     text: `WITH d AS (SELECT id, status FROM deliveries WHERE webhook_id = $1 AND id >= $2 AND id < $3),

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { JobInsert, PgBoss } from "pg-boss";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
 import { pendingDeliveries } from "./deliveries.store.ts";
 import { jobGroup, NO_THROTTLE, reserveSlots, type Throttle, throttleOf, throttlesOf } from "./throttle.ts";
@@ -93,7 +93,11 @@ export async function defineDeliveryQueue(boss: PgBoss, attemptTimeoutMs: number
  * Enqueues attempts in the transaction running on `db` (nothing when the list is empty). An attempt due at once for a
  * paced subscription is given its start slot (throttle.ts); every job carries its subscription as its pg-boss group.
  */
-export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly AttemptToEnqueue[]): Promise<void> {
+export async function enqueueAttempts(
+  boss: PgBoss,
+  db: Queryable,
+  attempts: readonly AttemptToEnqueue[],
+): Promise<void> {
   if (attempts.length === 0) return;
   const paced = attempts.filter((item) => item.throttle.perSecond !== null && !item.at && !item.delaySeconds);
   const slots = await reserveSlots(
@@ -120,7 +124,7 @@ export async function enqueueAttempts(boss: PgBoss, db: Db, attempts: readonly A
 /** Enqueues the first attempt of each of these new deliveries, under its subscription's throttles as they are now. */
 export async function enqueueFirstAttempts(
   boss: PgBoss,
-  db: Db,
+  db: Queryable,
   deliveries: readonly { id: string; webhookId: string; priority?: number }[],
 ): Promise<void> {
   const throttles = await throttlesOf(db, [...new Set(deliveries.map((delivery) => delivery.webhookId))]);
@@ -144,7 +148,7 @@ const ENQUEUE_CHUNK = 5_000;
  * Enqueues the next attempt of every pending delivery, due when the log says: the upgrade from pg-boss 10, whose
  * deliveries were queued in their own table (jobs/legacy-queue.ts). Returns how many.
  */
-export async function enqueuePendingDeliveries(boss: PgBoss, client: Db): Promise<number> {
+export async function enqueuePendingDeliveries(boss: PgBoss, client: Queryable): Promise<number> {
   const pending = await pendingDeliveries(client);
   for (let start = 0; start < pending.length; start += ENQUEUE_CHUNK) {
     await enqueueAttempts(

@@ -7,7 +7,7 @@
  * webhooks.
  */
 import type { PgBoss } from "pg-boss";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { toEvent } from "../events/events.service.ts";
 import type { SequencedRow } from "../events/events.store.ts";
 import type { OnSequenced } from "../events/sequencer.ts";
@@ -30,7 +30,7 @@ export function deliveryFanOut(boss: PgBoss): OnSequenced {
  */
 export async function deliverEvents(
   boss: PgBoss,
-  db: Db,
+  db: Queryable,
   events: readonly SequencedRow[],
   /** The priority of the first event's deliveries, one less for each event after it (a recovery's order). */
   firstPriority?: number,

@@ -11,7 +11,7 @@
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
 import type { Mail, Mailer } from "../../mail/mailer.ts";
 import type { Outcome } from "./deliver.ts";
@@ -23,7 +23,7 @@ interface AlertJob {
 }
 
 /** Opens and closes incidents for outcomes just recorded in the transaction on `db`, and enqueues the alerts. */
-export async function noteIncidents(boss: PgBoss, db: Db, outcomes: readonly Outcome[]): Promise<void> {
+export async function noteIncidents(boss: PgBoss, db: Queryable, outcomes: readonly Outcome[]): Promise<void> {
   const exhausted = outcomes
     .filter((o) => o.next.status === "failed" && o.health === "failing")
     .map((o) => o.webhookId);
@@ -58,7 +58,7 @@ export async function noteIncidents(boss: PgBoss, db: Db, outcomes: readonly Out
 }
 
 /** Closes the subscription's open incidents (it was re-enabled), in the caller's transaction. */
-export async function closeIncidents(db: Db, webhookId: string): Promise<void> {
+export async function closeIncidents(db: Queryable, webhookId: string): Promise<void> {
   await db.query("UPDATE webhook_incidents SET closed_at = now() WHERE webhook_id = $1 AND closed_at IS NULL", [
     webhookId,
   ]);

@@ -17,7 +17,7 @@ import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";
 import type { Logger } from "pino";
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
@@ -74,7 +74,7 @@ function failedBounds(job: RecoverJob) {
 /** Counts what a recovery sends and, unless it is a dry run, enqueues its job in the caller's transaction. */
 export async function startRecovery(
   boss: PgBoss,
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   webhookId: string,
   input: WebhookRecoverRequest,
@@ -131,7 +131,7 @@ export async function startRecovery(
 }
 
 /** Reopens the next chunk of failed deliveries, oldest first, with their next attempts; returns how many. */
-async function reopenFailed(boss: PgBoss, db: Db, job: RecoverJob, enqueued: number): Promise<number> {
+async function reopenFailed(boss: PgBoss, db: Queryable, job: RecoverJob, enqueued: number): Promise<number> {
   const { rows } = await db.query<{
     id: string;
     attempt_count: number;
@@ -165,7 +165,7 @@ async function reopenFailed(boss: PgBoss, db: Db, job: RecoverJob, enqueued: num
 }
 
 /** Delivers the next chunk of missed events, in sequence order; returns how many. */
-async function deliverMissed(boss: PgBoss, db: Db, job: RecoverJob, enqueued: number): Promise<number> {
+async function deliverMissed(boss: PgBoss, db: Queryable, job: RecoverJob, enqueued: number): Promise<number> {
   const { rows } = await db.query<SequencedRow>(
     `SELECT e.id, e.workspace_id, e.type, e.data, e.created_at, e.sequence, ARRAY[w.id] AS webhook_ids
        ${MISSED_EVENTS} AND w.enabled

@@ -18,7 +18,7 @@
  *     burst of events) is enqueued already spread over start slots 1.1/r apart (`reserve_delivery_slots()`), so that
  *     the queue never holds more of it due than the window admits.
  */
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 /** The attempts in flight at once to a subscription that sets no `max_concurrent_deliveries`. */
 const DEFAULT_CONCURRENCY = 10;
@@ -68,7 +68,7 @@ export function sameConcurrency(tier: string | null | undefined, throttle: Throt
 }
 
 /** The throttles of these subscriptions, by id (a subscription that is gone is missing). */
-export async function throttlesOf(db: Db, webhookIds: readonly string[]): Promise<Map<string, Throttle>> {
+export async function throttlesOf(db: Queryable, webhookIds: readonly string[]): Promise<Map<string, Throttle>> {
   if (webhookIds.length === 0) return new Map();
   const { rows } = await db.query<ThrottleColumns & { id: string }>({
     name: "webhook-throttles",
@@ -83,7 +83,7 @@ export async function throttlesOf(db: Db, webhookIds: readonly string[]): Promis
  * caller's transaction. Only for paced subscriptions (`perSecond` set).
  */
 export async function reserveSlots(
-  db: Db,
+  db: Queryable,
   items: readonly { webhookId: string; perSecond: number }[],
 ): Promise<Date[]> {
   if (items.length === 0) return [];
@@ -101,7 +101,7 @@ export async function reserveSlots(
  * so that the rows of the pace are not held across the attempt.
  */
 export async function admitStarts(
-  db: Db,
+  db: Queryable,
   items: readonly { webhookId: string; perSecond: number }[],
 ): Promise<(Date | null)[]> {
   if (items.length === 0) return [];

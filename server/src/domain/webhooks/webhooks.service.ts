@@ -3,8 +3,8 @@
  * /api/workspace/webhooks (session) alike; the SQL is in webhooks.store.ts.
  */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import type { PageParams } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { closeIncidents } from "./incidents.ts";
@@ -45,24 +45,24 @@ function notFound(id: string): AppError {
 }
 
 /** Locks the subscription for the caller's transaction (a test send, a change, a rotation). */
-export async function lockWebhook(db: Db, workspaceId: string, id: string): Promise<store.WebhookRow> {
+export async function lockWebhook(db: Queryable, workspaceId: string, id: string): Promise<store.WebhookRow> {
   const row = await store.findWebhook(db, workspaceId, id, { forUpdate: true });
   if (!row) throw notFound(id);
   return row;
 }
 
-export async function getWebhook(db: Db, workspaceId: string, id: string): Promise<Webhook> {
+export async function getWebhook(db: Queryable, workspaceId: string, id: string): Promise<Webhook> {
   const row = await store.findWebhook(db, workspaceId, id);
   if (!row) throw notFound(id);
   return toWebhook(row);
 }
 
-export function listWebhooks(db: Db, workspaceId: string, query: PageParams) {
+export function listWebhooks(db: Queryable, workspaceId: string, query: PageParams) {
   return store.listWebhookRows(db, workspaceId, query, toWebhook);
 }
 
 export async function createWebhook(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   input: WebhookCreate,
   urls: UrlCheckOptions,
@@ -90,7 +90,7 @@ export async function createWebhook(
 }
 
 export async function updateWebhook(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   patch: WebhookUpdate,
@@ -116,12 +116,12 @@ export async function updateWebhook(
   return toWebhook(row);
 }
 
-export async function deleteWebhook(db: Db, workspaceId: string, id: string): Promise<void> {
+export async function deleteWebhook(db: Queryable, workspaceId: string, id: string): Promise<void> {
   if (!(await store.deleteWebhook(db, workspaceId, id))) throw notFound(id);
 }
 
 /** A new secret; the previous one keeps signing, beside it, for SECRET_OVERLAP_HOURS. */
-export async function rotateSecret(db: Db, workspaceId: string, id: string): Promise<WebhookWithSecret> {
+export async function rotateSecret(db: Queryable, workspaceId: string, id: string): Promise<WebhookWithSecret> {
   await lockWebhook(db, workspaceId, id);
   const row = await store.rotateSecret(db, workspaceId, id, newWebhookSecret(), SECRET_OVERLAP_HOURS);
   if (!row) throw notFound(id);

@@ -3,8 +3,8 @@
  * (`failing_since`; `enabled` when a 410 or 5 failing days disable one) are written in deliveries.store.ts.
  */
 import type { components } from "@service/spec/schema";
-import type { Db } from "../../db/db.ts";
 import { listPage, type PageParams, updateRow } from "../../db/pages.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 type Webhook = components["schemas"]["Webhook"];
 
@@ -43,7 +43,7 @@ const UPDATABLE = [
 ] as const;
 
 export async function findWebhook(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   options: { forUpdate?: boolean } = {},
@@ -57,7 +57,7 @@ export async function findWebhook(
 
 /** One page of the workspace's subscriptions, newest first, as the list envelope. */
 export function listWebhookRows<Item>(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   page: PageParams,
   toItem: (row: WebhookRow) => Item,
@@ -65,7 +65,7 @@ export function listWebhookRows<Item>(
   return listPage(db, { select: "SELECT * FROM webhooks", kind: "webhook", workspaceId, filters: [] }, page, toItem);
 }
 
-export async function countWebhooks(db: Db, workspaceId: string): Promise<number> {
+export async function countWebhooks(db: Queryable, workspaceId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1", [
     workspaceId,
   ]);
@@ -73,7 +73,7 @@ export async function countWebhooks(db: Db, workspaceId: string): Promise<number
 }
 
 export async function insertWebhook(
-  db: Db,
+  db: Queryable,
   webhook: Pick<
     WebhookRow,
     | "id"
@@ -110,7 +110,7 @@ export async function insertWebhook(
 }
 
 export function updateWebhook(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   changes: WebhookChanges,
@@ -119,14 +119,14 @@ export function updateWebhook(
 }
 
 /** True when a row was deleted. */
-export async function deleteWebhook(db: Db, workspaceId: string, id: string): Promise<boolean> {
+export async function deleteWebhook(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query("DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
   return (rowCount ?? 0) > 0;
 }
 
 /** Puts `secret` in place; the current one becomes the previous one, which keeps signing for `overlapHours`. */
 export async function rotateSecret(
-  db: Db,
+  db: Queryable,
   workspaceId: string,
   id: string,
   secret: string,

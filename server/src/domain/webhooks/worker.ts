@@ -34,7 +34,7 @@ import { isDatabaseUnavailable } from "../../db/unavailable.ts";
 import { onClient } from "../../jobs/queue.ts";
 import { createPacer } from "../../lib/pacer.ts";
 import { createDeliveryHttp, deliver, type Outcome } from "./deliver.ts";
-import { abandon, type DeliveryTarget, findTargets, giveUp, recordOutcomes } from "./deliveries.store.ts";
+import { abandon, type DeliveryTarget, findTargets, giveUp, saveOutcomes } from "./deliveries.store.ts";
 import {
   type AttemptToEnqueue,
   DEAD_DELIVERY_QUEUE,
@@ -124,7 +124,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       )) as { affected?: number };
       if (completed.affected !== items.length) throw new ClaimLost();
       const outcomes = items.flatMap((item) => ("outcome" in item ? [item.outcome] : []));
-      await recordOutcomes(client, outcomes);
+      await saveOutcomes(client, outcomes);
       await noteIncidents(queue, client, outcomes);
       await enqueueAttempts(queue, client, items.flatMap(following));
     });
@@ -144,7 +144,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
       return;
     }
     const delay = pacer.delayMs();
-    pacer.spend(1);
+    pacer.take(1);
     if (delay > 0) await sleep(delay, undefined, { signal: stopping.signal }).catch(() => undefined);
     // Stopping while it waited for the pace: not sent now, all at once; pg-boss gives the job to the next worker.
     if (stopping.signal.aborted) throw new Error("the worker stopped before this attempt's turn");

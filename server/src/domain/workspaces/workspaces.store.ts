@@ -1,5 +1,5 @@
 /** All SQL of workspaces. */
-import type { Db } from "../../db/db.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 export interface WorkspaceRow {
   id: string;
@@ -7,18 +7,18 @@ export interface WorkspaceRow {
   created_at: Date;
 }
 
-export async function insertWorkspace(db: Db, workspace: { id: string; name: string }): Promise<void> {
+export async function insertWorkspace(db: Queryable, workspace: { id: string; name: string }): Promise<void> {
   await db.query("INSERT INTO workspaces (id, name) VALUES ($1, $2)", [workspace.id, workspace.name]);
 }
 
-export async function workspaceExists(db: Db, id: string): Promise<boolean> {
+export async function workspaceExists(db: Queryable, id: string): Promise<boolean> {
   const { rowCount } = await db.query("SELECT 1 FROM workspaces WHERE id = $1", [id]);
   return Boolean(rowCount);
 }
 
 /** The newest workspaces, each with the address of its first user (its owner). */
 export async function listWorkspaceRows(
-  db: Db,
+  db: Queryable,
   limit: number,
 ): Promise<(WorkspaceRow & { owner_email: string | null })[]> {
   const { rows } = await db.query<WorkspaceRow & { owner_email: string | null }>(

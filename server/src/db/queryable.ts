@@ -5,4 +5,4 @@
  */
 import type pg from "pg";
 
-export type Db = Pick<pg.PoolClient, "query">;
+export type Queryable = Pick<pg.PoolClient, "query">;
