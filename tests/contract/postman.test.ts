@@ -6,6 +6,7 @@
  * the collection is edited: the server is given the objects that the document's examples name, and nothing else.
  * No request may answer 5xx; every /v1 read and create must answer 2xx.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import newman from "newman";
 import Converter from "openapi-to-postmanv2";
@@ -130,5 +131,16 @@ describe("the OpenAPI 3.0 document imported into Postman and run with newman", (
     const unexpected = (answer: (typeof v1)[number]) =>
       (answer.status < 200 || answer.status >= 300) && !disabledFirst(answer);
     expect(v1.filter(unexpected)).toEqual([]);
+  });
+});
+
+describe("newman on Node 24", () => {
+  it("loads without a deprecation warning (patches/newman+6.2.2.patch)", () => {
+    // newman 6.2.2 copied fs's functions by reading every property of fs, fs.F_OK's deprecated accessor included.
+    const loaded = spawnSync(process.execPath, ["-e", 'require("newman/lib/run/secure-fs.js"); require("newman")'], {
+      encoding: "utf8",
+    });
+    expect(loaded.status).toBe(0);
+    expect(loaded.stderr).toBe("");
   });
 });
