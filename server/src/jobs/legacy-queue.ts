@@ -4,6 +4,10 @@
  * one, with the same job ids, then drops the old schema, all in one transaction: a crash midway leaves the old schema
  * whole, and the next start moves it again. Processes that start together wait for the first (an advisory lock), then
  * find nothing left to move.
+ *
+ * Remove when: no database of a release before the pg-boss 12 upgrade remains (every deployment has started once on a
+ * release with this move); then also `enqueuePendingDeliveries` (delivery-jobs.ts) and `pendingDeliveries`
+ * (deliveries.store.ts), which serve only it.
  */
 import type pg from "pg";
 import type { PgBoss } from "pg-boss";

@@ -57,7 +57,10 @@ function fingerprint(method: string, path: string, body: unknown): Buffer {
 interface StoredAnswer {
   fingerprint: Buffer;
   response_status: number;
-  /** The body as it was sent (a key of the version before migration 0012 has only its jsonb, as text). */
+  /**
+   * The body as it was sent (a key of the version before migration 0012 has only its jsonb, as text). Remove when: no
+   * key stored before 0012 is kept (24 hours after the last process older than 0012 stopped), with the coalesce below.
+   */
   response_text: string;
   response_headers: Record<string, string> | null;
 }

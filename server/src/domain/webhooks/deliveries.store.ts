@@ -126,7 +126,7 @@ export async function insertDeliveries(
   );
 }
 
-/** The pending deliveries, for the upgrade that moves them onto pg-boss 12 (legacy-queue.ts). */
+/** The pending deliveries, for the upgrade that moves them onto pg-boss 12. Remove when legacy-queue.ts goes. */
 export async function pendingDeliveries(
   db: Queryable,
 ): Promise<

@@ -146,7 +146,7 @@ const ENQUEUE_CHUNK = 5_000;
 
 /**
  * Enqueues the next attempt of every pending delivery, due when the log says: the upgrade from pg-boss 10, whose
- * deliveries were queued in their own table (jobs/legacy-queue.ts). Returns how many.
+ * deliveries were queued in their own table (jobs/legacy-queue.ts). Returns how many. Remove when legacy-queue.ts goes.
  */
 export async function enqueuePendingDeliveries(boss: PgBoss, client: Queryable): Promise<number> {
   const pending = await pendingDeliveries(client);

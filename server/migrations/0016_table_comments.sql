@@ -1,0 +1,34 @@
+-- What each table is for, as it is today: psql's \dt+ shows it, and docs/data-model.md is generated from it.
+COMMENT ON TABLE workspaces IS 'A customer''s workspace: every resource row belongs to one, and every query filters on it.';
+COMMENT ON TABLE users IS 'One per verified e-mail address, with the workspace it signed up into.';
+COMMENT ON TABLE pending_registrations IS 'Each registration attempt with its own password hash, until its address is verified.';
+COMMENT ON TABLE email_tokens IS 'Verification and password-reset links, as SHA-256 hashes, each used once.';
+COMMENT ON TABLE sessions IS 'Signed-in sessions of the console (cookie), with their CSRF token.';
+COMMENT ON TABLE invites IS 'Invite codes of the closed beta (REGISTRATION_MODE=invite), one per address.';
+COMMENT ON TABLE api_keys IS 'API keys: SHA-256 hash, prefix, scopes, expiry, revocation, and the key a rotation replaced.';
+COMMENT ON TABLE outbox IS 'E-mails written here instead of sent, when no SMTP_URL is set.';
+COMMENT ON TABLE rate_limits IS 'rate-limiter-flexible''s PostgreSQL counters: the account limiters, and the request budgets'' insurance.';
+COMMENT ON TABLE leads IS 'Leads; version counts their changes, which the change stream carries.';
+COMMENT ON TABLE conversations IS 'Threads of messages with a lead: state (open, snoozed, closed), assignee, counters.';
+COMMENT ON TABLE messages IS 'The messages of a conversation, in order.';
+COMMENT ON TABLE ticket_counters IS 'One row per workspace, locked by the creating transaction: ticket numbers without gaps.';
+COMMENT ON TABLE tickets IS 'Tickets, numbered per workspace; status moves by the rules of tickets.service.ts.';
+COMMENT ON TABLE event_outbox IS 'Events of committed writes not yet numbered: written with the change, moved into events by sequence_events().';
+COMMENT ON TABLE event_sequences IS 'The last sequence number given in each workspace, and the last one retention deleted.';
+COMMENT ON TABLE events IS 'The change stream: each event numbered per workspace in commit order (GET /v1/events).';
+COMMENT ON TABLE idempotency_keys IS 'Each Idempotency-Key with its request''s fingerprint and the answer to replay, for 24 hours.';
+COMMENT ON TABLE webhooks IS 'Subscriptions: URL, event types, secret (and the previous one during a rotation), throttle, health.';
+COMMENT ON TABLE deliveries IS 'One event for one subscription, its body fixed: the deliveries log, with its state (docs/webhook-deliveries.md).';
+COMMENT ON TABLE delivery_attempts IS 'Each attempt of a delivery: when, how long, the status, the first 4 KiB of the answer, or the error.';
+COMMENT ON TABLE webhook_pacing IS 'Per throttled subscription, its last start slot and recent starts (reserve_delivery_slots(), admit_delivery_starts()).';
+COMMENT ON TABLE webhook_incidents IS 'An endpoint''s failing streak or disabling, once per streak: the alert e-mails.';
+COMMENT ON TABLE schema_migrations IS 'The migrations applied, by version (db/migrate.ts).';
+
+COMMENT ON FUNCTION sequence_events(integer) IS 'The sequencer''s pass: numbers the committed outbox rows per workspace into events (docs/change-stream.md).';
+COMMENT ON FUNCTION save_attempt_outcomes(jsonb, float8) IS 'Writes classified attempts: the attempt, the delivery''s next state, the subscription''s health (docs/webhook-deliveries.md).';
+COMMENT ON FUNCTION save_idempotent_answer(text, text, bytea, integer, text, jsonb, integer) IS 'Stores a write''s answer under its Idempotency-Key, or raises IK001 when another request holds the key.';
+COMMENT ON FUNCTION lock_webhook_pacing(text[]) IS 'Makes the pace rows of these subscriptions when missing and locks them in id order (no wait cycle).';
+COMMENT ON FUNCTION reserve_delivery_slots(text[], integer[]) IS 'Start slots 1.1/rate apart for work of throttled subscriptions due at once (domain/webhooks/throttle.ts).';
+COMMENT ON FUNCTION admit_delivery_starts(text[], integer[]) IS 'Admits an attempt about to start (NULL: start now, recorded) or gives it a later slot: a sliding window per subscription.';
+COMMENT ON FUNCTION record_attempt_outcomes(jsonb, float8) IS 'Transitional: save_attempt_outcomes() under its name before 0015. Remove when no process older than migration 0015 runs.';
+COMMENT ON FUNCTION record_idempotent_answer(text, text, bytea, integer, text, jsonb, integer) IS 'Transitional: save_idempotent_answer() under its name before 0015. Remove when no process older than migration 0015 runs.';
