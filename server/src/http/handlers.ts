@@ -14,7 +14,6 @@ import { createDisposableCheck } from "../domain/auth/disposable.ts";
 import { conversationHandlers } from "../domain/conversations/conversations.routes.ts";
 import { snoozeEndScheduler } from "../domain/conversations/snooze-end.ts";
 import { eventHandlers } from "../domain/events/events.routes.ts";
-import { recordEvent } from "../domain/events/events.service.ts";
 import type { StreamWaiters } from "../domain/events/stream-waiters.ts";
 import { leadHandlers } from "../domain/leads/leads.routes.ts";
 import { ticketHandlers } from "../domain/tickets/tickets.routes.ts";
@@ -58,7 +57,7 @@ export function composeHandlers(deps: HandlerDeps): OperationHandlers {
     scrypt: { N: 2 ** config.passwordHashCost, r: 8, p: 1 },
   });
   const writes = { pool, inFlightWaitMs: config.idempotencyWaitMs };
-  const changes = { ...writes, record: recordEvent, settle: deps.settle, scheduleSnoozeEnd: snoozeEndScheduler(queue) };
+  const changes = { ...writes, settle: deps.settle, scheduleSnoozeEnd: snoozeEndScheduler(queue) };
   return {
     ...authHandlers({
       service: auth,

@@ -9,7 +9,6 @@ import type { Config } from "../config.ts";
 import { registerAuthJobs } from "../domain/auth/auth.jobs.ts";
 import { AUTH_QUEUES } from "../domain/auth/auth.service.ts";
 import { registerSnoozeEnds } from "../domain/conversations/snooze-end.ts";
-import { recordEvent } from "../domain/events/events.service.ts";
 import { registerEventRetention } from "../domain/events/retention.ts";
 import { registerIdempotencyPruning } from "../domain/idempotency/prune.ts";
 import { defineDeliveryQueue, enqueuePendingDeliveries } from "../domain/webhooks/delivery-jobs.ts";
@@ -46,7 +45,7 @@ export async function registerBackgroundJobs(
   await registerRecoveries(queue, { pool, logger }, options);
   const pruning = await registerIdempotencyPruning(queue, { pool, logger }, options);
   const retention = await registerEventRetention(queue, { pool, logger }, options);
-  await registerSnoozeEnds(queue, { pool, logger, record: recordEvent, settle: deps.settle }, options);
+  await registerSnoozeEnds(queue, { pool, logger, settle: deps.settle }, options);
   const moved = await moveLegacyQueue(queue, pool, {
     queues: Object.values(AUTH_QUEUES),
     alsoMove: (client) => enqueuePendingDeliveries(queue, client),

@@ -4,12 +4,15 @@
  */
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
+import { recordEvent } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import * as conversations from "./conversations.service.ts";
 
 export function conversationHandlers(
-  deps: WriteDeps & conversations.ConversationWriteDeps & { pool: pg.Pool },
+  given: WriteDeps & Omit<conversations.ConversationWriteDeps, "record"> & { pool: pg.Pool },
 ): OperationHandlers {
+  // Each write records its events in the change stream's outbox (events.service.ts).
+  const deps = { ...given, record: recordEvent };
   const { pool } = deps;
   return {
     Conversations_list: async ({ principal, query }) => ({

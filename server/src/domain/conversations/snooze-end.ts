@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import type { Queryable } from "../../db/queryable.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { defineQueue, onClient } from "../../jobs/queue.ts";
-import type { RecordEvent } from "../events/events.service.ts";
+import { recordEvent } from "../events/events.service.ts";
 import { endSnooze } from "./conversations.service.ts";
 
 const SNOOZE_END_QUEUE = "conversation-snooze-end";
@@ -53,7 +53,7 @@ export function snoozeEndScheduler(boss: PgBoss) {
 /** Defines the queue, and in worker processes works it. */
 export async function registerSnoozeEnds(
   boss: PgBoss,
-  deps: { pool: pg.Pool; logger: Logger; record: RecordEvent; settle: () => Promise<void> },
+  deps: { pool: pg.Pool; logger: Logger; settle: () => Promise<void> },
   options: { work: boolean },
 ): Promise<void> {
   // Retried when the database fails under it; a job that runs twice finds nothing left to end.
@@ -65,7 +65,7 @@ export async function registerSnoozeEnds(
     async (jobs) => {
       for (const job of jobs) {
         const { workspace_id, conversation_id } = job.data;
-        await withTransaction(deps.pool, (client) => endSnooze(client, workspace_id, conversation_id, deps.record));
+        await withTransaction(deps.pool, (client) => endSnooze(client, workspace_id, conversation_id, recordEvent));
       }
       await deps.settle();
     },

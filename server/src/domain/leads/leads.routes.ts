@@ -1,15 +1,15 @@
 /** HTTP handlers of `/v1/leads`. Reads use the pool; writes run through `write` (one transaction, idempotent). */
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
-import { type RecordEvent, recordEvents } from "../events/events.service.ts";
+import { recordEvent, recordEvents } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import { type LeadBatchDeps, upsertLeads } from "./lead-batch.ts";
 import { deleteLeadAndDetach } from "./lead-deletion.ts";
 import * as leads from "./leads.service.ts";
 
-export function leadHandlers(
-  deps: WriteDeps & LeadBatchDeps & { pool: pg.Pool; record: RecordEvent },
-): OperationHandlers {
+export function leadHandlers(given: WriteDeps & Omit<LeadBatchDeps, "record"> & { pool: pg.Pool }): OperationHandlers {
+  // Each write records its events in the change stream's outbox (events.service.ts).
+  const deps = { ...given, record: recordEvent };
   const { pool } = deps;
   return {
     Leads_list: async ({ principal, query }) => ({

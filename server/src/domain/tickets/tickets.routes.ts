@@ -1,14 +1,16 @@
 /** HTTP handlers of `/v1/tickets`. Reads use the pool; writes run through `write` (one transaction, idempotent). */
 import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
-import type { RecordEvent } from "../events/events.service.ts";
+import { recordEvent } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
 import { type TicketBatchDeps, upsertTickets } from "./ticket-batch.ts";
 import * as tickets from "./tickets.service.ts";
 
 export function ticketHandlers(
-  deps: WriteDeps & TicketBatchDeps & { pool: pg.Pool; record: RecordEvent },
+  given: WriteDeps & Omit<TicketBatchDeps, "record"> & { pool: pg.Pool },
 ): OperationHandlers {
+  // Each write records its events in the change stream's outbox (events.service.ts).
+  const deps = { ...given, record: recordEvent };
   const { pool } = deps;
   return {
     Tickets_list: async ({ principal, query }) => ({
