@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import pg from "pg";
+import { loadConfig } from "../server/src/config.ts";
 import { migrate } from "../server/src/db/migrate.ts";
 
 interface Column {
@@ -84,7 +85,9 @@ export async function renderDataModel(pool: pg.Pool): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+  const { databaseUrl } = loadConfig();
+  if (!databaseUrl) throw new Error("set DATABASE_URL to a database that the migrations may be applied to");
+  const pool = new pg.Pool({ connectionString: databaseUrl });
   try {
     await migrate(pool);
     writeFileSync(new URL("../docs/data-model.md", import.meta.url), await renderDataModel(pool));
