@@ -3,6 +3,8 @@
  * closes on Escape and returns focus to the button that opened it.
  */
 import { type ReactNode, useEffect, useId, useRef } from "react";
+import { describeError } from "../api/errors.ts";
+import { Notice } from "./states.tsx";
 
 export function Dialog({
   open,
@@ -32,5 +34,39 @@ export function Dialog({
         </>
       ) : null}
     </dialog>
+  );
+}
+
+/**
+ * The end of a confirmation dialog: the action's error when it failed, then Cancel and the action's button, disabled
+ * while the action runs.
+ */
+export function ConfirmActions({
+  label,
+  tone,
+  error,
+  pending,
+  onCancel,
+  onConfirm,
+}: {
+  label: string;
+  tone: "primary" | "danger";
+  error: unknown;
+  pending: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  return (
+    <>
+      {error ? <Notice tone="error">{describeError(error)}</Notice> : null}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className={`button button-${tone}`} disabled={pending} onClick={onConfirm}>
+          {label}
+        </button>
+      </div>
+    </>
   );
 }

@@ -4,7 +4,7 @@ import { useId, useState } from "react";
 import { api } from "../../api/client.ts";
 import { describeError, unwrap } from "../../api/errors.ts";
 import { type ApiKey, type ApiKeyWithSecret, queryKeys } from "../../api/queries.ts";
-import { Dialog } from "../../components/dialog.tsx";
+import { ConfirmActions, Dialog } from "../../components/dialog.tsx";
 import { Notice } from "../../components/states.tsx";
 import { formatDateTime } from "../../lib/format.ts";
 import { useCsrfHeader } from "../../session/session.ts";
@@ -112,20 +112,14 @@ export function RevokeKeyDialog({ apiKey, onClose }: { apiKey: ApiKey | undefine
         Requests with this key (<span className="mono">{apiKey?.prefix}…</span>) will fail with 401 at once. This cannot
         be undone.
       </p>
-      {revoke.error ? <Notice tone="error">{describeError(revoke.error)}</Notice> : null}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={close}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={revoke.isPending}
-          onClick={() => apiKey && revoke.mutate(apiKey)}
-        >
-          Revoke key
-        </button>
-      </div>
+      <ConfirmActions
+        label="Revoke key"
+        tone="danger"
+        error={revoke.error}
+        pending={revoke.isPending}
+        onCancel={close}
+        onConfirm={() => apiKey && revoke.mutate(apiKey)}
+      />
     </Dialog>
   );
 }

@@ -4,7 +4,7 @@ import { useId, useState } from "react";
 import { api } from "../../api/client.ts";
 import { describeError, unwrap } from "../../api/errors.ts";
 import { type EventType, queryKeys, type Webhook, type WebhookWithSecret } from "../../api/queries.ts";
-import { Dialog } from "../../components/dialog.tsx";
+import { ConfirmActions, Dialog } from "../../components/dialog.tsx";
 import { SecretField } from "../../components/secret-field.tsx";
 import { Notice } from "../../components/states.tsx";
 import { EVENT_TYPES } from "../../generated/enums.ts";
@@ -108,20 +108,14 @@ export function RotateSecret({ webhook }: { webhook: Webhook }) {
               A new secret signs deliveries from now on. The current one keeps signing beside it for 24 hours, so that
               your receiver can switch without rejecting a delivery.
             </p>
-            {rotate.error ? <Notice tone="error">{describeError(rotate.error)}</Notice> : null}
-            <div className="dialog-actions">
-              <button type="button" className="button" onClick={close}>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="button button-primary"
-                disabled={rotate.isPending}
-                onClick={() => rotate.mutate()}
-              >
-                Rotate the secret
-              </button>
-            </div>
+            <ConfirmActions
+              label="Rotate the secret"
+              tone="primary"
+              error={rotate.error}
+              pending={rotate.isPending}
+              onCancel={close}
+              onConfirm={() => rotate.mutate()}
+            />
           </>
         )}
       </Dialog>

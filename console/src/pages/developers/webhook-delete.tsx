@@ -3,10 +3,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useLocation } from "wouter";
 import { api } from "../../api/client.ts";
-import { describeError, unwrap } from "../../api/errors.ts";
+import { unwrap } from "../../api/errors.ts";
 import { queryKeys, type Webhook, webhooksQuery } from "../../api/queries.ts";
-import { Dialog } from "../../components/dialog.tsx";
-import { Notice } from "../../components/states.tsx";
+import { ConfirmActions, Dialog } from "../../components/dialog.tsx";
 import { paths } from "../../routes.ts";
 import { useCsrfHeader } from "../../session/session.ts";
 
@@ -48,20 +47,14 @@ export function DeleteEndpoint({ webhook }: { webhook: Webhook }) {
           <span className="mono break">{webhook.url}</span> will get no more events, and its pending deliveries are
           dropped. Its signing secret and delivery history go with it. This cannot be undone.
         </p>
-        {remove.error ? <Notice tone="error">{describeError(remove.error)}</Notice> : null}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={close}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={remove.isPending}
-            onClick={() => remove.mutate()}
-          >
-            Delete endpoint
-          </button>
-        </div>
+        <ConfirmActions
+          label="Delete endpoint"
+          tone="danger"
+          error={remove.error}
+          pending={remove.isPending}
+          onCancel={close}
+          onConfirm={() => remove.mutate()}
+        />
       </Dialog>
     </>
   );
