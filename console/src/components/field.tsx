@@ -29,3 +29,17 @@ export function Field({ label, hint, error, className, ...input }: FieldProps) {
     </div>
   );
 }
+
+/** The e-mail address of the sign-in, sign-up and e-mail request forms. */
+export function EmailField({ value, onChange }: { value: string; onChange: (email: string) => void }) {
+  return (
+    <Field
+      label="E-mail"
+      type="email"
+      autoComplete="email"
+      required
+      value={value}
+      onChange={(event) => onChange(event.target.value)}
+    />
+  );
+}

@@ -8,7 +8,7 @@ import { Link } from "wouter";
 import { api } from "../../api/client.ts";
 import { describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
-import { Field } from "../../components/field.tsx";
+import { EmailField } from "../../components/field.tsx";
 import { Notice } from "../../components/states.tsx";
 import { rememberVerificationEmail } from "../../lib/verification-email.ts";
 import { paths } from "../../routes.ts";
@@ -39,14 +39,7 @@ function EmailRequestPage({
       ) : (
         <form onSubmit={submit}>
           <p>{intro}</p>
-          <Field
-            label="E-mail"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.target.value)}
-          />
+          <EmailField value={email} onChange={setEmail} />
           {request.error ? <Notice tone="error">{describeError(request.error)}</Notice> : null}
           <button type="submit" className="button button-primary button-wide" disabled={request.isPending}>
             {submitLabel}

@@ -9,7 +9,7 @@ import { useHistoryState } from "wouter/use-browser-location";
 import { api } from "../../api/client.ts";
 import { ApiError, describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
-import { Field } from "../../components/field.tsx";
+import { EmailField, Field } from "../../components/field.tsx";
 import { Notice } from "../../components/states.tsx";
 import { paths, safeNext } from "../../routes.ts";
 import { sessionQuery } from "../../session/session.ts";
@@ -56,14 +56,7 @@ export function SignInPage() {
     <AuthLayout title="Sign in">
       {notice ? <Notice tone="info">{notice}</Notice> : null}
       <form onSubmit={submit}>
-        <Field
-          label="E-mail"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
+        <EmailField value={email} onChange={setEmail} />
         <Field
           label="Password"
           type="password"

@@ -8,7 +8,7 @@ import { Link, useLocation } from "wouter";
 import { api } from "../../api/client.ts";
 import { ApiError, describeError, unwrap } from "../../api/errors.ts";
 import { AuthLayout } from "../../components/auth-layout.tsx";
-import { Field } from "../../components/field.tsx";
+import { EmailField, Field } from "../../components/field.tsx";
 import { Loading, Notice } from "../../components/states.tsx";
 import { rememberVerificationEmail } from "../../lib/verification-email.ts";
 import { paths } from "../../routes.ts";
@@ -66,14 +66,7 @@ export function SignUpPage() {
       <p className="lead">Get an API key and a webhook endpoint in a few minutes.</p>
       {settings.isPending ? <Loading /> : null}
       <form onSubmit={submit} noValidate={false}>
-        <Field
-          label="E-mail"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
+        <EmailField value={email} onChange={setEmail} />
         <Field
           label="Password"
           type="password"
