@@ -3,13 +3,15 @@
  * request budget counts in PostgreSQL while no primary answers), and the budget then counts in the new primary. A
  * private primary, replica and sentinel (Debian's redis-server, the sentinel being `redis-server --sentinel`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceWithKey } from "../helpers/accounts.ts";
-import { type PrivateRedis, redisServerBinary, startPrivateRedis } from "../helpers/private-redis.ts";
+import {
+  type PrivateRedis,
+  redisServerBinary,
+  startPrivateRedis,
+  startPrivateSentinel,
+} from "../helpers/private-redis.ts";
 import { useTestService } from "../helpers/service.ts";
 
 const runnable = Boolean(redisServerBinary()) || process.env.CI === "true";
@@ -21,38 +23,17 @@ describe.skipIf(!runnable)("Redis Sentinel failing over under the API", () => {
   let primary: PrivateRedis;
   let replica: PrivateRedis;
   let sentinel: PrivateRedis;
-  let dir: string;
   const sentinelPort = { value: 0 };
 
   beforeAll(async () => {
     primary = await startPrivateRedis();
     replica = await startPrivateRedis({ args: ["--replicaof", "127.0.0.1", String(primary.port)] });
-    dir = mkdtempSync(join(tmpdir(), "sentinel-"));
-    const config = join(dir, "sentinel.conf");
-    writeFileSync(
-      config,
-      [
-        `sentinel monitor primary 127.0.0.1 ${primary.port} 1`,
-        "sentinel down-after-milliseconds primary 1000",
-        "sentinel failover-timeout primary 5000",
-        "",
-      ].join("\n"),
-    );
-    sentinel = await startPrivateRedis({ config, args: ["--sentinel"], ready: "+monitor master primary" });
+    sentinel = await startPrivateSentinel(primary);
     sentinelPort.value = sentinel.port;
-    // The sentinel learns of the replica from the primary.
-    const ask = new Redis(sentinel.port, "127.0.0.1");
-    for (let i = 0; i < 100; i++) {
-      const replicas = (await ask.call("SENTINEL", "REPLICAS", "primary")) as unknown[];
-      if (replicas.length > 0) break;
-      await sleep(100);
-    }
-    ask.disconnect();
   }, 30_000);
 
   afterAll(async () => {
     await Promise.all([sentinel?.stop(), replica?.stop(), primary?.stop()]);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const service = useTestService({

@@ -98,7 +98,9 @@ export interface Fleet {
   startService(host: "api1" | "api2" | "worker1" | "worker2"): Promise<void>;
   /** Sends a signal to one process and resolves when it has exited. */
   stopService(name: Stoppable, signal?: NodeJS.Signals): Promise<number | null>;
-  /** What a process (a host's service, `sentinel`, `haproxy`…) wrote to stdout and stderr. */
+  /** Every line a process (a host's service, `sentinel`, `haproxy`…) wrote to stdout and stderr since it started. */
+  lines(name: string): readonly string[];
+  /** Its last 200 lines, for a failure's message. */
   output(name: string): string;
   stop(): Promise<void>;
 }
@@ -127,26 +129,40 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
   /** Removed by `stop()`. */
   const folders = [root];
   const processes = new Map<string, ChildProcess>();
-  const outputs = new Map<string, string>();
+  /**
+   * Every complete line each process wrote since it was (re)started, stdout and stderr together: the tests count
+   * access lines and look for one line among thousands, which a bounded tail would lose under load.
+   */
+  const outputs = new Map<string, string[]>();
+  const lines = (name: string): readonly string[] => outputs.get(name) ?? [];
+  /** The last lines, for a failure's message. */
+  const tail = (name: string) => lines(name).slice(-200).join("\n");
   const run = (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
     const child = spawn("ip", ["netns", "exec", ns(host), ...args], {
       cwd: REPO,
       env: { ...process.env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    outputs.set(name, "");
-    const keep = (chunk: Buffer) => outputs.set(name, `${outputs.get(name) ?? ""}${chunk}`.slice(-200_000));
-    child.stdout?.on("data", keep);
-    child.stderr?.on("data", keep);
+    const written: string[] = [];
+    outputs.set(name, written);
+    for (const stream of [child.stdout, child.stderr]) {
+      let partial = "";
+      stream?.on("data", (chunk: Buffer) => {
+        const parts = `${partial}${chunk}`.split("\n");
+        partial = parts.pop() ?? "";
+        for (const line of parts) written.push(line);
+      });
+      stream?.on("end", () => partial && written.push(partial));
+    }
     processes.set(name, child);
     return child;
   };
   const waitFor = async (name: string, text: string, ms = 90_000) => {
     const until = Date.now() + ms;
-    while (!(outputs.get(name) ?? "").includes(text)) {
+    while (!lines(name).some((line) => line.includes(text))) {
       const child = processes.get(name);
       if (child?.exitCode !== null || Date.now() > until) {
-        throw new Error(`${name} did not say "${text}":\n${outputs.get(name)}`);
+        throw new Error(`${name} did not say "${text}":\n${tail(name)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -286,7 +302,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
     const main = join(REPO, "server", "dist", "main.js");
     const migrate = run("migrate", "api1", [node, main, "migrate"], serviceEnv);
     const [code] = await once(migrate, "exit");
-    if (code !== 0) throw new Error(`migrations failed:\n${outputs.get("migrate")}`);
+    if (code !== 0) throw new Error(`migrations failed:\n${tail("migrate")}`);
 
     const startService = async (host: "api1" | "api2" | "worker1" | "worker2") => {
       const role = host.startsWith("api") ? "api" : "worker";
@@ -303,7 +319,10 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
         out += chunk;
       });
       const [exit] = await once(child, "exit");
-      if (exit !== 0) throw new Error(`${name} failed (${exit}): ${out}\n${outputs.get(name)}`);
+      if (exit !== 0) throw new Error(`${name} failed (${exit}): ${out}\n${tail(name)}`);
+      // A one-off command's lines are its answer, already read.
+      outputs.delete(name);
+      processes.delete(name);
       return out;
     };
     const client = (mode: string, spec: unknown) => {
@@ -369,7 +388,8 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
         const [code] = await exited;
         return code as number | null;
       },
-      output: (name) => outputs.get(name) ?? "",
+      lines,
+      output: tail,
       stop,
     };
   } catch (error) {

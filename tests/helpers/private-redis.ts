@@ -4,9 +4,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { freePort } from "./private-postgres.ts";
 
 export interface PrivateRedis {
@@ -78,6 +79,41 @@ export async function startPrivateRedis(
     async stop() {
       child?.kill("SIGCONT");
       await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A sentinel (`redis-server --sentinel`) watching `primary` as "primary", alone in its quorum, down after 1 s without
+ * an answer; resolves once it has learnt of the primary's replicas (`replicas` of them).
+ */
+export async function startPrivateSentinel(primary: PrivateRedis, replicas = 1): Promise<PrivateRedis> {
+  const dir = mkdtempSync(join(tmpdir(), "private-sentinel-"));
+  const config = join(dir, "sentinel.conf");
+  writeFileSync(
+    config,
+    [
+      `sentinel monitor primary 127.0.0.1 ${primary.port} 1`,
+      "sentinel down-after-milliseconds primary 1000",
+      "sentinel failover-timeout primary 5000",
+      "",
+    ].join("\n"),
+  );
+  const sentinel = await startPrivateRedis({ config, args: ["--sentinel"], ready: "+monitor master primary" });
+  const ask = new Redis(sentinel.port, "127.0.0.1");
+  try {
+    for (let i = 0; i < 100; i++) {
+      if (((await ask.call("SENTINEL", "REPLICAS", "primary")) as unknown[]).length >= replicas) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    ask.disconnect();
+  }
+  return {
+    ...sentinel,
+    async stop() {
+      await sentinel.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
