@@ -267,6 +267,15 @@ describe.skipIf(off || (missing !== undefined && process.env.CI !== "true"))("th
 
     const distinct = () => new Set(fleet.received().map((item) => item.webhookId)).size;
     while (distinct() < 1_000) await sleep(20);
+    // Cut while the receiver holds an attempt of worker1's unanswered (it answers 100 ms after the receipt): that
+    // attempt is in flight on the cut host, and its answer cannot reach it. A subscription's 10 attempts in flight may
+    // all be worker2's for a while, so this waits for one of worker1's.
+    const holding = () => fleet.received().some((item) => item.from === "worker1" && Date.now() - item.at < 30);
+    const looking = Date.now();
+    while (!holding()) {
+      if (Date.now() - looking > 30_000) throw new Error("worker1 sent no delivery for 30 s of the drain");
+      await sleep(5);
+    }
     // The link cut, not the process stopped: its connections stay open on the database's side, its jobs active.
     const cut = Date.now();
     fleet.ip("worker1", "link", "set", "eth0", "down");

@@ -1,7 +1,7 @@
 /**
  * The fleet's webhook receiver (run inside its receiver host by fleet.ts): HTTPS with the fleet's own CA, each POST
- * answered 204 after `delayMs`, and one line per receipt appended to `log`: the `webhook-id` header, then the `id` of
- * the body (they must agree, also on a duplicate).
+ * answered 204 after `delayMs`, and one line per receipt appended to `log`: the `webhook-id` header, the `id` of the
+ * body (they must agree, also on a duplicate), the sender's address and the time it was received (epoch ms).
  *
  *   node --import tsx tests/helpers/fleet-receiver.ts <dir with server.key, server.pem> <address> <port> <log> <delayMs>
  */
@@ -26,7 +26,8 @@ const server = createServer(
       } catch {
         // not JSON: an empty id, which the test reports
       }
-      out.write(`${req.headers["webhook-id"] ?? ""} ${id}\n`);
+      const from = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+      out.write(`${req.headers["webhook-id"] ?? ""} ${id} ${from} ${Date.now()}\n`);
       setTimeout(() => res.writeHead(204).end(), Number(delayMs));
     });
   },

@@ -78,8 +78,11 @@ export interface Fleet {
   readonly url: string;
   /** The receiver's URL, as a subscription names it. */
   readonly receiverUrl: string;
-  /** What the receiver was sent, in order: each delivery's `webhook-id` and its body's `id`. */
-  received(): { webhookId: string; id: string }[];
+  /**
+   * What the receiver was sent, in order: each delivery's `webhook-id`, its body's `id`, the host that sent it and
+   * when it was received (epoch ms). The receiver answers each 100 ms after.
+   */
+  received(): { webhookId: string; id: string; from: string; at: number }[];
   /** Runs fleet-client.ts in the client host with these requests, one after another; resolves with its answers. */
   request(requests: FleetRequest[]): Promise<FleetAnswer[]>;
   /** The same, all at once. */
@@ -351,8 +354,9 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
           .split("\n")
           .filter(Boolean)
           .map((line) => {
-            const [webhookId = "", id = ""] = line.split(" ");
-            return { webhookId, id };
+            const [webhookId = "", id = "", address = "", at = "0"] = line.split(" ");
+            const from = Object.entries(ADDRESSES).find(([, known]) => known === address)?.[0] ?? address;
+            return { webhookId, id, from, at: Number(at) };
           }),
       request,
       parallel: async (requests) => JSON.parse(await client("parallel", requests)) as FleetAnswer[],

@@ -40,9 +40,6 @@ export async function connectRedis(config: RedisConfig, logger: Logger): Promise
     // deadline that a busy event loop cannot trip (lib/deadline.ts); this one would fire first under load.
     commandTimeout: 10 * config.redisCommandTimeoutMs,
     connectTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
-    // A sentinel that does not answer (frozen, cut off) is given up for the next one after as long, instead of
-    // holding the reconnection for good: ioredis waits on a sentinel without a deadline otherwise.
-    sentinelCommandTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
     lazyConnect: false,
     // Commands issued in the same tick go out in one write and their replies come back in one read: under
     // load, the budget checks of concurrent requests share a round trip instead of a syscall each.

@@ -10,7 +10,7 @@ import type { Config } from "../config.ts";
 
 /** undefined when the service uses no Redis. */
 export function redisClient(
-  config: Pick<Config, "redisUrl" | "redisSentinels" | "redisSentinelName">,
+  config: Pick<Config, "redisUrl" | "redisSentinels" | "redisSentinelName" | "redisCommandTimeoutMs">,
   options: RedisOptions,
 ): Redis | undefined {
   if (config.redisSentinels) {
@@ -20,6 +20,9 @@ export function redisClient(
       sentinels: [...config.redisSentinels],
       name: config.redisSentinelName,
       failoverDetector: true,
+      // A sentinel that does not answer (frozen, cut off) is passed over for the next one after this long; ioredis
+      // would otherwise wait on it without a deadline, and the reconnection with it.
+      sentinelCommandTimeout: Math.max(1_000, config.redisCommandTimeoutMs),
       ...(url?.username && { username: decodeURIComponent(url.username) }),
       ...(url?.password && { password: decodeURIComponent(url.password) }),
       ...(url && url.pathname.length > 1 && { db: Number(url.pathname.slice(1)) }),
