@@ -3,7 +3,8 @@
 //   hello-http     node:http, a fixed JSON body
 //   hello-express  Express 5, the same
 //   get            node:http + pg: the page query of GET /v1/leads, as a JSON list
-//   post           node:http + pg: BEGIN, insert a lead, insert its event, COMMIT
+//   post           node:http + pg: BEGIN, insert a lead, insert its event into an outbox, COMMIT, then wait for a pass
+//                  (shared by every write that committed meanwhile) that numbers the outbox's events in one statement
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import express from "express";
@@ -12,6 +13,53 @@ import pg from "pg";
 const [kind, databaseUrl, workspaceId, poolSize = "20"] = process.argv.slice(2);
 // ULID-shaped ids (hex digits are all in Crockford's alphabet), as the service's CHECK constraints require.
 const id = (prefix) => `${prefix}_01K${randomBytes(12).toString("hex").toUpperCase().slice(0, 23)}`;
+// Idle connections close after a second: the floors and the service take turns, and together they would hold more
+// connections than the machine's PostgreSQL allows (100).
+const pool = databaseUrl
+  ? new pg.Pool({ connectionString: databaseUrl, max: Number(poolSize), idleTimeoutMillis: 1_000 })
+  : undefined;
+/** The floor's outbox and counters; its events are numbered below zero, so that they never meet the service's. */
+const FLOOR_TABLES = `
+  CREATE TABLE IF NOT EXISTS floor_outbox (serial bigserial PRIMARY KEY, id text, workspace_id text, data jsonb);
+  CREATE TABLE IF NOT EXISTS floor_sequences (workspace_id text PRIMARY KEY, last bigint NOT NULL)`;
+
+/** One pass: the committed outbox rows numbered per workspace in one statement, under a lock that serialises passes. */
+const PASS = `BEGIN; SELECT pg_advisory_xact_lock(917);
+  WITH taken AS (DELETE FROM floor_outbox RETURNING *),
+  numbered AS (
+    SELECT t.*, row_number() OVER (PARTITION BY t.workspace_id ORDER BY t.serial) AS n,
+           count(*) OVER (PARTITION BY t.workspace_id) AS c
+      FROM taken t),
+  counters AS (
+    INSERT INTO floor_sequences AS s (workspace_id, last) SELECT DISTINCT workspace_id, c FROM numbered
+    ON CONFLICT (workspace_id) DO UPDATE SET last = s.last + EXCLUDED.last RETURNING s.workspace_id, s.last)
+  INSERT INTO events (id, workspace_id, type, data, sequence)
+  SELECT nb.id, nb.workspace_id, 'lead.captured', nb.data, -(k.last - nb.c + nb.n)
+    FROM numbered nb JOIN counters k USING (workspace_id);
+  COMMIT`;
+
+/** The writers waiting for the next pass; a pass in flight may have read before their commit, so they wait for the next. */
+let waiting = [];
+let running;
+function pass() {
+  const served = waiting;
+  waiting = [];
+  running = pool
+    .query(PASS)
+    .catch((error) => console.error(error))
+    .finally(() => {
+      for (const resolve of served) resolve();
+      running = undefined;
+      if (waiting.length > 0) pass();
+    });
+}
+function settle() {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!running) pass();
+  });
+}
+
 const listen = (server) => server.listen(0, "127.0.0.1", () => console.log(server.address().port));
 
 if (kind === "hello-express") {
@@ -19,8 +67,7 @@ if (kind === "hello-express") {
   app.get("/", (_req, res) => res.json({ hello: "world" }));
   const server = app.listen(0, "127.0.0.1", () => console.log(server.address().port));
 } else {
-  const pool = databaseUrl ? new pg.Pool({ connectionString: databaseUrl, max: Number(poolSize) }) : undefined;
-  if (kind === "post") await pool.query("CREATE SEQUENCE IF NOT EXISTS floor_event_numbers");
+  if (kind === "post") await pool.query(FLOOR_TABLES);
   listen(
     createServer(async (req, res) => {
       res.setHeader("content-type", "application/json");
@@ -37,24 +84,27 @@ if (kind === "hello-express") {
       for await (const chunk of req) body += chunk;
       const input = JSON.parse(body);
       const client = await pool.connect();
+      let lead;
       try {
         await client.query("BEGIN");
-        const lead = await client.query(
+        lead = await client.query(
           "INSERT INTO leads (id, workspace_id, email, name, status, tags) VALUES ($1, $2, $3, $4, 'new', $5) RETURNING *",
           [id("lead"), workspaceId, input.email, input.name, input.tags ?? []],
         );
-        // The least a lead and its event cost: the event numbered in the write's transaction by a plain sequence (not
-        // in commit order, which is what the service pays for), negative so that it never meets the service's numbers.
-        await client.query(
-          "INSERT INTO events (id, workspace_id, type, data, sequence) VALUES ($1, $2, 'lead.captured', $3, -nextval('floor_event_numbers'))",
-          [id("evt"), workspaceId, JSON.stringify({ object: lead.rows[0] })],
-        );
+        // The least the contract's change stream costs a write: its event into an outbox in the write's transaction,
+        // numbered after the commit by a pass that every write committed meanwhile shares, answered once numbered.
+        await client.query("INSERT INTO floor_outbox (id, workspace_id, data) VALUES ($1, $2, $3)", [
+          id("evt"),
+          workspaceId,
+          JSON.stringify({ object: lead.rows[0] }),
+        ]);
         await client.query("COMMIT");
-        res.statusCode = 201;
-        res.end(JSON.stringify(lead.rows[0]));
       } finally {
         client.release();
       }
+      await settle();
+      res.statusCode = 201;
+      res.end(JSON.stringify(lead.rows[0]));
     }),
   );
 }
