@@ -20,10 +20,25 @@ declare global {
   }
 }
 
-interface RequestContext {
+/**
+ * A request's id and logger. A class, not an object literal with a getter: V8 gives each literal whose accessor is a
+ * new closure a hidden class of its own, allocated in the old generation, and that old object kept the closure's scope
+ * (the request, its response and their rows) alive through every young-generation collection until the next full
+ * one: about 5 KB of every request was promoted and collected by mark-compacts (docs/performance.md, 2026-11-28).
+ */
+class RequestContext {
+  #child: Logger | undefined;
   readonly requestId: string;
+  readonly #logger: Logger;
+  constructor(requestId: string, logger: Logger) {
+    this.requestId = requestId;
+    this.#logger = logger;
+  }
   /** A logger whose lines carry the request id (made on first use: most requests log just the access line). */
-  readonly log: Logger;
+  get log(): Logger {
+    this.#child ??= this.#logger.child({ request_id: this.requestId });
+    return this.#child;
+  }
 }
 
 /** Opens the context of a request whose path (without the query) is `path`. */
@@ -40,14 +55,7 @@ export function requestContexts(options: { logger: Logger; metrics: Metrics }): 
   return function openRequest(req, res, path) {
     const started = process.hrtime.bigint();
     const requestId = newId("request");
-    let child: Logger | undefined;
-    const context: RequestContext = {
-      requestId,
-      get log() {
-        child ??= options.logger.child({ request_id: requestId });
-        return child;
-      },
-    };
+    const context = new RequestContext(requestId, options.logger);
     res.setHeader("Request-Id", requestId);
     // Every answer is exactly the type it declares: no browser may sniff a JSON error or a key into HTML.
     res.setHeader("X-Content-Type-Options", "nosniff");
