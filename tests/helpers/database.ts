@@ -30,10 +30,12 @@ export async function createTestDatabase(options: { ownedByNewRole?: boolean } =
   const adminUrl = inject("adminDatabaseUrl");
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const role = options.ownedByNewRole ? name : undefined;
+  // A password, since a server may ask for one (the embedded server does: scram-sha-256).
+  const password = randomBytes(12).toString("hex");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    if (role) await admin.query(`CREATE ROLE ${admin.escapeIdentifier(role)} LOGIN`);
+    if (role) await admin.query(`CREATE ROLE ${admin.escapeIdentifier(role)} LOGIN PASSWORD '${password}'`);
     const owner = role ? ` OWNER ${admin.escapeIdentifier(role)}` : "";
     await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}${owner}`);
   } finally {
@@ -42,7 +44,7 @@ export async function createTestDatabase(options: { ownedByNewRole?: boolean } =
   const url = new URL(withDatabase(adminUrl, name));
   if (role) {
     url.username = role;
-    url.password = "";
+    url.password = password;
   }
   return {
     url: url.toString(),
