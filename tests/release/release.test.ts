@@ -10,6 +10,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config.ts";
+import { GC_FLAGS } from "../../server/src/gc-flags.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { runServer, type ServerProcess } from "../helpers/process.ts";
 import { releaseArtifact, templateSettings, unitCommand, unpackRelease } from "../helpers/release.ts";
@@ -140,6 +141,13 @@ describe("the release artifact, unpacked outside the repository", () => {
         /^cannot start: pg-boss is not patched \(patches\/pg-boss\+12\.38\.0\.patch: hunk 1 of node_modules\/pg-boss\/dist\/manager\.js is not there\); /,
       ),
     ]);
+  });
+
+  it("starts each long-running role with V8's flags of gc-flags.ts, in its units and its image", () => {
+    for (const unit of ["api", "worker", "start"] as const)
+      expect(unitCommand(app, unit).nodeArgs).toEqual([...GC_FLAGS]);
+    const entrypoint = /^ENTRYPOINT (.+)$/m.exec(readFileSync(join(app, "deploy", "Containerfile"), "utf8"))?.[1];
+    expect((JSON.parse(entrypoint ?? "[]") as string[]).slice(1, -1)).toEqual([...GC_FLAGS]);
   });
 
   it("has units that systemd reads without a warning", (context) => {
