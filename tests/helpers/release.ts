@@ -1,8 +1,8 @@
 /**
  * The release artifact (scripts/release.ts) for the tests that run it: the release test, the container image's and
  * the fleet's hosts. It is built once per set of inputs (`inputDigest()`, a digest of every file it is made of) into
- * `.tmp/release/<digest>/`, so that a CI run builds it once: a test file that finds another building it waits for
- * that build rather than making its own.
+ * `.tmp/release-cache/<digest>/`, apart from `npm run release`'s own, so that a CI run builds it once: a test file
+ * that finds another building it waits for that build rather than making its own.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildRelease, inputDigest } from "../../scripts/release.ts";
 
-const CACHE = fileURLToPath(new URL("../../.tmp/release/", import.meta.url));
+const CACHE = fileURLToPath(new URL("../../.tmp/release-cache/", import.meta.url));
 /** A build holds its lock for well under this (about 40 s on a loaded 2-core machine); an older lock was abandoned. */
 const STALE_LOCK_MS = 10 * 60_000;
 
