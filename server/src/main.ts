@@ -11,14 +11,19 @@
  */
 
 import cluster from "node:cluster";
+import { fileURLToPath } from "node:url";
 import { CLUSTER_INDEX_ENV, CLUSTER_ROLE_ENV } from "./cluster-env.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { ConnectionBudgetError } from "./db/connection-budget.ts";
+import { unappliedPatches } from "./lib/patches.ts";
 import { createLogger, flushLogs } from "./logger.ts";
 import { startTelemetry } from "./ops/telemetry.ts";
 import { yieldCpu } from "./priority.ts";
 
 const ROLES = ["start", "api", "worker", "migrate"] as const;
+
+/** The install's root (a clone, or an unpacked release): main.js is in server/dist/, main.ts in server/src/. */
+const INSTALL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * One line for the person who ran `npm start`: where the console, the reference and the API are. In a terminal it
@@ -36,6 +41,15 @@ async function main(): Promise<void> {
   if (!ROLES.includes(role)) {
     console.error(`usage: main.js [${ROLES.join("|")}]`);
     process.exit(2);
+  }
+  // The primary checks for the processes it forks: they load the same files.
+  const unapplied = cluster.isPrimary ? unappliedPatches(INSTALL_ROOT) : [];
+  if (unapplied.length > 0) {
+    console.error(
+      `cannot start: ${unapplied.join("; ")}; install again (npm ci, or unpack the release) or run ` +
+        `\`npx patch-package\` in ${INSTALL_ROOT} (patches/README.md)`,
+    );
+    process.exit(1);
   }
   let config: ReturnType<typeof loadConfig>;
   try {

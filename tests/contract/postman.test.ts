@@ -135,7 +135,7 @@ describe("the OpenAPI 3.0 document imported into Postman and run with newman", (
 });
 
 describe("newman on Node 24", () => {
-  it("loads without a deprecation warning (patches/newman+6.2.2.patch)", () => {
+  it("loads without a deprecation warning (patches/newman+6.2.2.dev.patch)", () => {
     // newman 6.2.2 copied fs's functions by reading every property of fs, fs.F_OK's deprecated accessor included.
     const loaded = spawnSync(process.execPath, ["-e", 'require("newman/lib/run/secure-fs.js"); require("newman")'], {
       encoding: "utf8",

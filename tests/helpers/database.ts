@@ -21,18 +21,33 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * `ownedByNewRole`: the database belongs to a role made for it, with LOGIN and nothing else (no superuser, no
+ * CREATEDB, no CREATEROLE), and the URL connects as that role: the privileges docs/deployment.md tells an operator
+ * to give the service. The role is dropped with the database.
+ */
+export async function createTestDatabase(options: { ownedByNewRole?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("adminDatabaseUrl");
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const role = options.ownedByNewRole ? name : undefined;
+  // A password, since a server may ask for one (the embedded server does: scram-sha-256).
+  const password = randomBytes(12).toString("hex");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    if (role) await admin.query(`CREATE ROLE ${admin.escapeIdentifier(role)} LOGIN PASSWORD '${password}'`);
+    const owner = role ? ` OWNER ${admin.escapeIdentifier(role)}` : "";
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}${owner}`);
   } finally {
     await admin.end();
   }
+  const url = new URL(withDatabase(adminUrl, name));
+  if (role) {
+    url.username = role;
+    url.password = password;
+  }
   return {
-    url: withDatabase(adminUrl, name),
+    url: url.toString(),
     name,
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl });
@@ -51,6 +66,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+        if (role) await client.query(`DROP ROLE IF EXISTS ${client.escapeIdentifier(role)}`);
       } finally {
         await client.end();
       }

@@ -6,6 +6,8 @@
  *   api1/2  10.200.0.11/12  the service's `api` role :3000, TRUST_PROXY naming the balancer
  *   worker1/2 10.200.0.21/22 the `worker` role
  *   lb      10.200.0.5   Debian's HAProxy :8080, health checks on `/ready` (fleet-haproxy.cfg, the guide's own)
+ * The hosts run the release artifact (scripts/release.ts), unpacked once per fleet, with the command lines of its
+ * systemd units: what a real host runs, not the development tree.
  *   receiver 10.200.0.30 a webhook receiver on HTTPS :8443 (fleet-receiver.ts), with a CA the services trust
  *   client  10.200.0.100 where the test's requests come from (fleet-client.ts)
  * Everything it starts is stopped, and every namespace deleted, by `stop()`, also after a failure; `FLEET_NAMESPACES`
@@ -22,6 +24,7 @@ import type { FleetRequest, LoadOptions } from "./fleet-client.ts";
 import { type FleetControl, startControl } from "./fleet-control.ts";
 import { redisServerBinary } from "./private-redis.ts";
 import { makeCertificates } from "./receiver.ts";
+import { releaseArtifact, unitCommand, unpackRelease } from "./release.ts";
 
 const SUBNET = "10.200.0";
 const ADDRESSES = {
@@ -37,9 +40,11 @@ const ADDRESSES = {
 type Host = keyof typeof ADDRESSES;
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
-const HAPROXY_CONFIG = fileURLToPath(new URL("../../docs/fleet-haproxy.cfg", import.meta.url));
 /** The configuration's runtime API, on the balancer host's loopback: where `admin rolling-restart` reaches it. */
-const RUNTIME_API = /^\s*stats socket (ipv4@\S+)/m.exec(readFileSync(HAPROXY_CONFIG, "utf8"))?.[1] ?? "";
+const RUNTIME_API =
+  /^\s*stats socket (ipv4@\S+)/m.exec(
+    readFileSync(fileURLToPath(new URL("../../docs/fleet-haproxy.cfg", import.meta.url)), "utf8"),
+  )?.[1] ?? "";
 /** Every namespace a fleet makes starts with this, then the fleet's id. */
 const FLEET_NAMESPACES = "spfleet-";
 
@@ -151,9 +156,9 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
   const lines = (name: string): readonly string[] => outputs.get(name) ?? [];
   /** The last lines, for a failure's message. */
   const tail = (name: string) => lines(name).slice(-200).join("\n");
-  const run = (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
+  const run = (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}, cwd = REPO) => {
     const child = spawn("ip", ["netns", "exec", ns(host), ...args], {
-      cwd: REPO,
+      cwd,
       env: { ...process.env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -314,14 +319,18 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       ...env,
     };
     const node = process.execPath;
-    const main = join(REPO, "server", "dist", "main.js");
-    const migrate = run("migrate", "api1", [node, main, "migrate"], serviceEnv);
+    const release = unpackRelease(await releaseArtifact(), mkdtempSync(join(root, "release-")));
+    const unit = (role: "api" | "worker" | "migrate") => {
+      const { nodeArgs, main, args } = unitCommand(release, role);
+      return [node, ...nodeArgs, main, ...args];
+    };
+    const migrate = run("migrate", "api1", unit("migrate"), serviceEnv, release);
     const [code] = await once(migrate, "exit");
     if (code !== 0) throw new Error(`migrations failed:\n${tail("migrate")}`);
 
     const startService = async (host: "api1" | "api2" | "worker1" | "worker2") => {
       const role = host.startsWith("api") ? "api" : "worker";
-      run(host, host, [node, main, role], { ...serviceEnv, LOG_LEVEL: "info" });
+      run(host, host, unit(role), { ...serviceEnv, LOG_LEVEL: "info" }, release);
       await waitFor(host, role === "api" ? '"msg":"API listening"' : "PostgreSQL connections");
     };
     await Promise.all((["api1", "api2", "worker1", "worker2"] as const).map(startService));
@@ -338,7 +347,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       if (code !== 0) throw new Error(`${host} exited with ${code} on SIGTERM:\n${tail(host)}`);
       await startService(host as "api1" | "api2");
     });
-    run("haproxy", "lb", ["haproxy", "-db", "-f", HAPROXY_CONFIG]);
+    run("haproxy", "lb", ["haproxy", "-db", "-f", join(release, "docs", "fleet-haproxy.cfg")]);
 
     const output = async (name: string, host: Host, args: string[], extraEnv: Record<string, string> = {}) => {
       const child = run(name, host, args, extraEnv);
@@ -391,7 +400,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
           await output(
             `admin-${Date.now()}`,
             "api1",
-            [node, join(REPO, "server", "dist", "cli", "admin.js"), ...args],
+            [node, join(release, "server", "dist", "cli", "admin.js"), ...args],
             {
               ...serviceEnv,
               LOG_LEVEL: "error",
@@ -411,7 +420,7 @@ export async function startFleet(env: Record<string, string> = {}): Promise<Flee
       startService,
       stopService,
       rollingRestart: async (...args) => {
-        const admin = join(REPO, "server", "dist", "cli", "admin.js");
+        const admin = join(release, "server", "dist", "cli", "admin.js");
         const restart = (control as FleetControl).restartCommand;
         const roll = [node, admin, "rolling-restart", "--haproxy", RUNTIME_API, "--backend", "api_hosts"];
         const out = await output(`roll-${Date.now()}`, "lb", [...roll, "--restart", restart, ...args]);

@@ -29,8 +29,10 @@ export async function runServer(
   timeoutMs = 120_000,
   /** Options of node itself, e.g. `--cpu-prof` (which NODE_OPTIONS does not accept). */
   nodeArgs: string[] = [],
+  /** The entry point: this tree's build, or an unpacked release's. */
+  main = "server/dist/main.js",
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, "server/dist/main.js", ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, main, ...args], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
