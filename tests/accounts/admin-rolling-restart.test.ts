@@ -88,6 +88,9 @@ describe.skipIf(!runnable)("admin rolling-restart behind HAProxy", () => {
         "backend api_hosts",
         "  option httpchk GET /ready",
         "  http-check expect status 200",
+        // A check waits up to 2 s for its answer, as the shipped configuration's `timeout check` lets it: with only
+        // `inter` to answer in, a loaded machine's slow answer counted as a failed check and took a server out.
+        "  timeout check 2s",
         "  default-server inter 100ms fall 2 rise 2",
         ...lines,
         "",
@@ -130,8 +133,9 @@ describe.skipIf(!runnable)("admin rolling-restart behind HAProxy", () => {
       ),
       [undefined, "done"],
     ]);
-    expect(roll.lines.find((line) => line.step === "back")?.check).toBe("L7OK 200");
-    expect(seen.filter((sample) => !sample.includes("UP"))).toEqual([]);
+    expect(roll.lines.find((line) => line.step === "back")?.check).toMatch(/^L7OK/);
+    // "UP" and "UP 1/2" (a check failed, not yet the two that take it out) are both in rotation.
+    expect(seen.filter((sample) => !sample.some((status) => status.startsWith("UP")))).toEqual([]);
     // Each was drained, seen down, back: both statuses appear, one server at a time.
     expect(seen.some((sample) => sample[0] === "DOWN" && sample[1] === "UP")).toBe(true);
     expect(seen.some((sample) => sample[0] === "UP" && sample[1] === "DOWN")).toBe(true);

@@ -147,6 +147,7 @@ describe("unappliedPatches on this repository's patches", () => {
     expect(runtimePatches(REPO)).toEqual([
       "express-openapi-validator+5.6.2.patch",
       "ioredis+6.0.0.patch",
+      "pg+8.23.1.patch",
       "pg-boss+12.38.0.patch",
     ]);
     expect(unappliedPatches(REPO)).toEqual([]);
