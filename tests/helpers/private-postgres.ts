@@ -63,7 +63,8 @@ function owner(): { uid: number; gid: number } | undefined {
   };
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** `settings`: server settings given as `-c name=value` at every start (e.g. `shared_preload_libraries`). */
+export async function startPrivatePostgres(settings: Record<string, string> = {}): Promise<PrivatePostgres> {
   const root = mkdtempSync(join(tmpdir(), "fault-pg-"));
   chmodSync(root, 0o755);
   const dataDir = join(root, "data");
@@ -96,7 +97,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const start = async () => {
     child = spawn(
       postgres,
-      ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+      [
+        ...["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+        ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+      ],
       { detached: true, stdio: "ignore", ...(user ?? {}) },
     );
     await ready();
