@@ -18,6 +18,7 @@ import { checkConnectionBudget, connectionPlan } from "./db/connection-budget.ts
 import { openDatabase } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { withGcFlags } from "./gc-flags.ts";
+import { clusterMetrics, startMetricsServer } from "./ops/metrics.ts";
 
 const RESTART_DELAY_MS = 1_000;
 
@@ -96,8 +97,19 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
     });
   };
   for (let index = 0; index < roles.length; index++) fork(index);
+  // The processes' metrics, each labelled with its process, from one scrape of the primary (ops/metrics.ts).
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(clusterMetrics(), { port: config.metricsPort, host: config.metricsHost });
   logger.info(
-    { processes, worker_process: role === "start", pool_per_process: shares.api, worker_pool: shares.worker },
+    {
+      processes,
+      worker_process: role === "start",
+      pool_per_process: shares.api,
+      worker_pool: shares.worker,
+      ...(metricsServer && { metrics: metricsServer.url }),
+    },
     "cluster started",
   );
 
@@ -118,6 +130,7 @@ export async function runPrimary(config: Config, logger: Logger, role: "start" |
     );
     await Promise.all(exits);
     clearTimeout(timer);
+    await metricsServer?.close();
     await db.close();
     logger.info("stopped");
     logger.flush();

@@ -5,7 +5,7 @@
  */
 
 import type { Logger } from "pino";
-import { CLUSTER_ROLE_ENV } from "./cluster-env.ts";
+import { CLUSTER_ROLE_ENV, clusterProcessName } from "./cluster-env.ts";
 import type { Config } from "./config.ts";
 import { connectRedis } from "./db/connect-redis.ts";
 import { checkConnectionBudget, connectionPlan } from "./db/connection-budget.ts";
@@ -31,7 +31,7 @@ import { registerBackgroundJobs } from "./jobs/background-jobs.ts";
 import { startQueue } from "./jobs/queue.ts";
 import { withDeadline } from "./lib/deadline.ts";
 import { findConsoleBuild } from "./ops/console.ts";
-import { createMetrics, startMetricsServer } from "./ops/metrics.ts";
+import { createMetrics, joinClusterMetrics, startMetricsServer } from "./ops/metrics.ts";
 import type { ReadinessCheck } from "./ops/ops.routes.ts";
 import { createLimiters, type Limiters, RATE_LIMIT_CLEARED_CHANNEL } from "./rate-limit/limiters.ts";
 
@@ -164,8 +164,11 @@ async function startParts(config: Config, logger: Logger, role: Role, parts: Sta
   }
 
   const metrics = createMetrics();
+  // A process of a cluster hands its metrics to the primary, which serves them all (ops/metrics.ts).
+  const clusterProcess = clusterProcessName();
+  if (clusterProcess !== undefined) joinClusterMetrics(metrics, clusterProcess);
   const metricsServer =
-    config.metricsPort === undefined
+    config.metricsPort === undefined || clusterProcess !== undefined
       ? undefined
       : parts.add(await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost }), (server) =>
           server.close(),

@@ -5,6 +5,7 @@
 import { getPriority } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { freePort } from "../helpers/private-postgres.ts";
 import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,9 +27,16 @@ describe("WEB_CONCURRENCY=2", () => {
 
   it("serves one port from two processes, runs the worker in a third, replaces one that dies, and stops with exit code 0", async () => {
     database = await createTestDatabase();
+    const metricsPort = await freePort();
     server = await runServer(
       [],
-      bareEnv({ PORT: "0", DATABASE_URL: database.url, WEB_CONCURRENCY: "2", DB_POOL_MAX: "8" }),
+      bareEnv({
+        PORT: "0",
+        DATABASE_URL: database.url,
+        WEB_CONCURRENCY: "2",
+        DB_POOL_MAX: "8",
+        METRICS_PORT: String(metricsPort),
+      }),
     );
     const started = await waitFor(2);
     expect(new Set(started.map((entry) => entry.url)).size, "one address").toBe(1);
@@ -57,6 +65,16 @@ describe("WEB_CONCURRENCY=2", () => {
       Array.from({ length: 40 }, () => fetch(`${server?.url}/health`).then((r) => r.status)),
     );
     expect(answers.every((status) => status === 200)).toBe(true);
+
+    // One scrape of the primary gives every process's metrics, each labelled with its process: the requests the two
+    // API processes served add up, whichever served each.
+    const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const healthCounts = [...scraped.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)]
+      .filter(([, labels]) => labels?.includes('route="/health"'))
+      .map(([, labels, count]) => ({ process: /process="([^"]+)"/.exec(labels ?? "")?.[1], count: Number(count) }));
+    expect(healthCounts.reduce((sum, entry) => sum + entry.count, 0)).toBe(40);
+    expect(new Set(healthCounts.map((entry) => entry.process))).toEqual(new Set(["api-0", "api-1"]));
+    expect(scraped).toMatch(/^process_resident_memory_bytes\{process="worker-2"\} \d+/m);
 
     process.kill(started[1]?.pid as number, "SIGKILL");
     const replaced = await waitFor(3);

@@ -5,6 +5,7 @@
  */
 import express, { type Router } from "express";
 import { type DocumentName, loadOpenApiDocument, type OpenApiDocument } from "../http/openapi-document.ts";
+import { withDeadline } from "../lib/deadline.ts";
 import { docsRouter } from "./docs.ts";
 import { problemsRouter } from "./problems.ts";
 
@@ -20,20 +21,17 @@ export interface ReadinessCheck {
 
 const READINESS_TIMEOUT_MS = 2_000;
 
+/**
+ * A check against its deadline, which a busy event loop cannot trip by itself (lib/deadline.ts): with a plain timer, a
+ * loaded host whose PostgreSQL had answered in time, but whose answer was not read yet, reported 503 and left the
+ * balancer's rotation.
+ */
 async function runCheck(check: ReadinessCheck): Promise<{ name: string; ok: boolean; error?: string }> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      check.check(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
-      }),
-    ]);
+    await withDeadline(check.check(), READINESS_TIMEOUT_MS);
     return { name: check.name, ok: true };
   } catch (error) {
     return { name: check.name, ok: false, error: error instanceof Error ? error.message : String(error) };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
