@@ -3,9 +3,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { uniqueEmail } from "../helpers/accounts.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { http, loopback } from "../helpers/http.ts";
 import { bareEnv, runServer } from "../helpers/process.ts";
 import { useTestService } from "../helpers/service.ts";
@@ -16,14 +16,6 @@ const hasRedisServer = await new Promise<boolean>((resolve) => {
   probe.on("error", () => resolve(false));
   probe.on("exit", (code) => resolve(code === 0));
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const redis = spawn(

@@ -19,13 +19,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { createClient } from "@service/sdk";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { type Received, startListen, startVerifyingReceiver, until } from "../helpers/listen.ts";
 import { runServer, type ServerProcess } from "../helpers/process.ts";
 import { benchDatabase } from "./database.ts";
@@ -43,13 +43,6 @@ interface StreamEvent {
   data: { object: Json & { id: string; version: number } };
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(values.length * p) - 1)] ?? Number.NaN;

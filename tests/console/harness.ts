@@ -4,7 +4,6 @@
  */
 import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -13,6 +12,7 @@ import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { listOutbox } from "../../server/src/mail/outbox.ts";
 import { launchChromium, SCREENSHOT_DIR } from "../helpers/browser.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
 
 const run = promisify(execFile);
@@ -36,14 +36,6 @@ export function nextClientAddress(): string {
 }
 
 /** A free port, so that the server's PUBLIC_BASE_URL (and so the e-mails' links) names the port it listens on. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 let emails = 0;
 export function uniqueEmail(label: string): string {
   emails += 1;

@@ -5,7 +5,7 @@
 import { getPriority } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { freePort } from "../helpers/private-postgres.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { bareEnv, runServer, type ServerProcess } from "../helpers/process.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

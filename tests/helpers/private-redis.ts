@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort } from "./private-postgres.ts";
+import { freePort } from "./free-port.ts";
 
 export interface PrivateRedis {
   readonly url: string;

@@ -12,12 +12,12 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sign } from "../../webhook-verifier/src/node.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { CJS_SCENARIO, ESM_SCENARIO, JEST_TEST, SCENARIO_OUTPUT, TS_PROJECTS, TS_SCENARIO } from "./consumers.ts";
 
 const run = promisify(execFile);
@@ -214,14 +214,6 @@ describe("a project outside the monorepo", () => {
 /** The fenced code blocks of one language in a README. */
 function snippets(readme: string, language: string): string[] {
   return [...readme.matchAll(new RegExp(`^\`\`\`${language}\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((m) => m[1] ?? "");
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe("the READMEs, as shipped in the tarballs", () => {

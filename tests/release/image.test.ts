@@ -8,10 +8,10 @@
  * hard limits, which podman's defaults exceed and a process without CAP_SYS_RESOURCE cannot raise.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildImage } from "../../scripts/image.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { releaseArtifact } from "../helpers/release.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,14 +24,6 @@ function imageMissing(): string | undefined {
     ? `the image test needs ${missing.join(", ")}: apt-get install ${missing.join(" ")}`
     : undefined;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const missing = imageMissing();
 if (missing && process.env.CI !== "true") console.warn(`skipping the container image: ${missing}`);
