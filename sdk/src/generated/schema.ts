@@ -2619,7 +2619,8 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description An https URL without credentials that does not resolve to a private, loopback or metadata address.
+         * @description An https URL without credentials, on a port other than 0 (no host listens there), that does not resolve to a
+         *     private, loopback or metadata address.
          */
         WebhookUrl: string;
         /** @description A subscription with its signing secret, returned once on creation and on rotation. */

@@ -12,9 +12,10 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import { startSpan } from "../lib/trace-context.ts";
+import { AJV_FORMATS, OWN_FORMATS } from "./contract-formats.ts";
 import { type OperationsOptions, operationDispatcher } from "./dispatch.ts";
 import { perItemBodies } from "./schema-check.ts";
-import { isStorableDateTime, keepQueryText, refuseUnstorable } from "./storable.ts";
+import { keepQueryText, refuseUnstorable } from "./storable.ts";
 
 export interface ApiRouterOptions extends OperationsOptions {
   bodyLimitBytes: number;
@@ -67,9 +68,10 @@ export function apiRouter(options: ApiRouterOptions): Router {
       validateSecurity: false,
       // No operation takes a file.
       fileUploader: false,
-      // RFC 3339 date-times that PostgreSQL's timestamptz can hold: year 0000 or an offset beyond ±15:59 is a 400
-      // naming the field, not a 500 from the database.
-      formats: { "date-time": { type: "string", validate: isStorableDateTime } },
+      // The contract's formats, as every other check of it reads them (contract-formats.ts): ajv-formats in full mode,
+      // and RFC 3339 date-times that PostgreSQL's timestamptz can hold.
+      ajvFormats: AJV_FORMATS,
+      formats: OWN_FORMATS,
     }),
   );
   router.use(validated);
