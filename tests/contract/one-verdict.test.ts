@@ -2,6 +2,7 @@
  * One schema, one verdict (issue 41): the cases found by hand where the validator, the service's other checks and
  * the documents disagreed. Each answer is the one the documents give; each case failed before its fix.
  */
+import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, workspaceWithKey } from "../helpers/accounts.ts";
 import { expectProblem } from "../helpers/problem.ts";
@@ -44,5 +45,94 @@ describe("formats, read in full by every check", () => {
     expect((await post("/v1/leads", { email: "o'brien+tag@mail.example.co.uk" })).status).toBe(201);
     const url = "https://1.1.1.1:8443/hooks/%C3%A9?a=1";
     expect((await post("/v1/webhooks", { url, events: ["lead.captured"] })).status).toBe(201);
+  });
+});
+
+describe("the request as sent on the wire", () => {
+  it("refuses a JSON body that is not UTF-8 with a 400 naming the field", async () => {
+    // Latin-1 writes each character as its one byte: ÿþ are 0xFF 0xFE, which no UTF-8 sequence holds.
+    const bytes = (text: string) => Uint8Array.from(Buffer.from(text, "latin1"));
+    const send = (path: string, body: Uint8Array<ArrayBuffer>) =>
+      service().fetch(path, { method: "POST", headers: { ...auth(), "content-type": "application/json" }, body });
+    const lead = await expectProblem(
+      await send("/v1/leads", bytes('{"name":"a\u00ff\u00feb"}')),
+      400,
+      "VALIDATION_FAILED",
+    );
+    expect(fieldsOf(lead)).toEqual(["body.name"]);
+    const batch = bytes('{"match_on":"email","items":[{"email":"ada@example.com","name":"a\u00ff\u00feb"}]}');
+    expect(fieldsOf(await expectProblem(await send("/v1/leads/batch", batch), 400, "VALIDATION_FAILED"))).toEqual([
+      "body.items.0.name",
+    ]);
+    // U+FFFD sent as UTF-8 is a character like any other.
+    expect((await post("/v1/leads", { name: "a\ufffdb" })).status).toBe(201);
+  });
+
+  it("answers a request line over 16 KiB with 431, a Request-Id and a problem", async () => {
+    const { port } = new URL(service().url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.write(`GET /v1/leads?q=${"a".repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      });
+      let text = "";
+      socket.on("data", (chunk) => {
+        text += chunk.toString("utf8");
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    const requestId = /\r\nRequest-Id: (req_\w+)/i.exec(head)?.[1];
+    expect(requestId).toBeDefined();
+    expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/i);
+    expect(JSON.parse(body)).toMatchObject({ status: 431, code: "HEADERS_TOO_LARGE", request_id: requestId });
+  });
+
+  it("answers HEAD wherever GET answers, with GET's status and headers and no body", async () => {
+    const get = await service().fetch("/v1/leads?limit=1", { headers: auth() });
+    const head = await service().fetch("/v1/leads?limit=1", { method: "HEAD", headers: auth() });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+    expect(head.headers.get("content-length")).toBe(String((await get.arrayBuffer()).byteLength));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    expect((await service().fetch("/v1/leads", { method: "HEAD" })).status).toBe(401);
+    expect((await service().fetch("/v1/no-such-thing", { method: "HEAD", headers: auth() })).status).toBe(404);
+    const refused = await service().fetch("/v1/leads/batch", { method: "HEAD", headers: auth() });
+    expect([refused.status, refused.headers.get("allow")]).toEqual([405, "POST"]);
+    const put = await service().fetch("/v1/leads", { method: "PUT", headers: auth() });
+    expect(put.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
+  });
+
+  it("answers a path with a trailing slash as a path outside the contract", async () => {
+    await expectProblem(await service().fetch("/v1/leads/", { headers: auth() }), 404, "ROUTE_NOT_FOUND");
+  });
+
+  it("refuses a content coding with 415 naming the codings taken, on a connection that stays usable", async () => {
+    const headers = { ...auth(), "content-type": "application/json", "content-encoding": "br" };
+    const response = await service().fetch("/v1/leads", { method: "POST", headers, body: '{"name":"x"}' });
+    const problem = await expectProblem(response, 415, "UNSUPPORTED_MEDIA_TYPE");
+    expect(problem.detail).toMatch(/Content-Encoding/);
+    expect(response.headers.get("accept-encoding")).toBe("identity");
+    expect((await post("/v1/leads", { name: "after" })).status).toBe(201);
+  });
+});
+
+describe("who calls, before what was sent", () => {
+  const badBody = { email: 5 };
+  it("answers an invalid key 401 whatever the body", async () => {
+    const response = await service().fetch("/v1/leads", json(badBody, { authorization: "Bearer sk_live_nope" }));
+    await expectProblem(response, 401, "UNAUTHENTICATED");
+  });
+
+  it("answers a key without the write scope 403 whatever the body", async () => {
+    const { key: readOnly } = await workspaceWithKey(service(), ["leads:read"]);
+    const response = await service().fetch("/v1/leads", json(badBody, { authorization: `Bearer ${readOnly}` }));
+    await expectProblem(response, 403, "INSUFFICIENT_SCOPE");
+  });
+
+  it("tells anyone that a path or a method does not exist, without credentials", async () => {
+    await expectProblem(await service().fetch("/v1/no-such-thing", json(badBody)), 404, "ROUTE_NOT_FOUND");
+    await expectProblem(await service().fetch("/v1/leads", json(badBody, {}, "PUT")), 405, "METHOD_NOT_ALLOWED");
   });
 });

@@ -63,8 +63,9 @@ describe("toAppError", () => {
     expect(error.errors).toEqual([{ path: "body.email", message: "must match format" }]);
   });
 
-  it("sets Allow on 405 from the validator's list", () => {
-    expect(toAppError({ status: 405, headers: { Allow: "get, post" } }).headers).toEqual({ Allow: "GET, POST" });
+  it("sets Allow on 405 from the validator's list, with HEAD wherever GET is", () => {
+    expect(toAppError({ status: 405, headers: { Allow: "get, post" } }).headers).toEqual({ Allow: "GET, POST, HEAD" });
+    expect(toAppError({ status: 405, headers: { Allow: "post" } }).headers).toEqual({ Allow: "POST" });
   });
 });
 

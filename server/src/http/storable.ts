@@ -2,6 +2,8 @@
  * What JSON and RFC 3339 allow but PostgreSQL cannot store, refused at the edge with a 400 that names the field
  * (otherwise a key holder could turn any write or filter into a 500):
  * - U+0000 in any string: PostgreSQL text and jsonb cannot hold it (SQLSTATE 22021 / 22P05);
+ * - bytes of a JSON body that are not UTF-8 (RFC 8259 §8.1, RFC 3629 §3): body-parser decodes each malformed sequence
+ *   as U+FFFD, which would be stored as if the client had sent it (`markMalformedUtf8`);
  * - an unpaired UTF-16 surrogate: not a Unicode scalar value, refused by jsonb and meaningless in UTF-8;
  * - JSON nested deeper than the contract allows: `custom_attributes` values nest at most
  *   `CUSTOM_ATTRIBUTES_MAX_DEPTH` levels, any body at most `BODY_MAX_DEPTH` (deeper ones overflow the stack of
@@ -9,6 +11,8 @@
  * - RFC 3339 date-times outside PostgreSQL's `timestamptz`: year 0000, an offset beyond ±15:59, a day that the
  *   month does not have (`isStorableDateTime`, installed as the contract check's `date-time` format).
  */
+import { isUtf8 } from "node:buffer";
+import type { IncomingMessage } from "node:http";
 import { AppError, type FieldError } from "../errors.ts";
 import { instantOf } from "../lib/date-time.ts";
 
@@ -51,11 +55,25 @@ export function unstorableString(value: string): string | undefined {
   return undefined;
 }
 
+const MALFORMED_UTF8 = Symbol("a body whose bytes are not UTF-8");
+const MALFORMED_UTF8_MESSAGE = "must be UTF-8: the body holds bytes that encode no character here (RFC 3629 §3)";
+
+/**
+ * express.json's `verify`, given the body's bytes before they are decoded: marks a UTF-8 body that is not UTF-8. Its
+ * strings are then refused where they hold U+FFFD, the decoder's stand-in for what could not be read.
+ */
+export function markMalformedUtf8(req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
+  if (encoding === "utf-8" && !isUtf8(bytes)) (req as unknown as Record<symbol, boolean>)[MALFORMED_UTF8] = true;
+}
+
 /**
  * Every problem of a parsed JSON value (or query object), with field paths as the contract check writes them
  * (`body.custom_attributes.plan`). Iterative, so that depth itself cannot overflow the stack; stops at `limit`.
+ * `malformedUtf8`: the value was decoded from bytes that were not all UTF-8, so U+FFFD marks where they were not.
  */
-export function unstorableFields(root: unknown, prefix: string, limit = 20): FieldError[] {
+export function unstorableFields(root: unknown, prefix: string, limit = 20, malformedUtf8 = false): FieldError[] {
+  const problemOf = (text: string) =>
+    unstorableString(text) ?? (malformedUtf8 && text.includes("\uFFFD") ? MALFORMED_UTF8_MESSAGE : undefined);
   const problems: FieldError[] = [];
   const stack: { value: unknown; path: string; depth: number; attributeDepth: number | undefined }[] = [
     { value: root, path: prefix, depth: 0, attributeDepth: undefined },
@@ -63,7 +81,7 @@ export function unstorableFields(root: unknown, prefix: string, limit = 20): Fie
   while (stack.length > 0 && problems.length < limit) {
     const { value, path, depth, attributeDepth } = stack.pop() as (typeof stack)[number];
     if (typeof value === "string") {
-      const problem = unstorableString(value);
+      const problem = problemOf(value);
       if (problem) problems.push({ path, message: problem });
       continue;
     }
@@ -77,7 +95,7 @@ export function unstorableFields(root: unknown, prefix: string, limit = 20): Fie
       continue;
     }
     for (const [key, item] of Object.entries(value)) {
-      const keyProblem = unstorableString(key);
+      const keyProblem = problemOf(key);
       const itemPath = `${path}.${keyProblem ? JSON.stringify(key) : key}`;
       if (keyProblem) problems.push({ path: itemPath, message: `property name ${keyProblem}` });
       const nextAttributeDepth =
@@ -100,15 +118,22 @@ function isEmpty(value: unknown): boolean {
 /**
  * Refuses a request whose query or body holds what cannot be stored (after body parsing, before validation). A body
  * field named in `perItem` (a batch's `items`) is left to the check of each item (schema-check.ts), so that one item
- * that cannot be stored fails alone.
+ * that cannot be stored fails alone; but bytes that are not UTF-8 fail the whole body, wherever they are (the body as
+ * sent is not JSON text, RFC 8259 §8.1).
  */
-export function refuseUnstorable(query: Record<string, unknown>, body: unknown, perItem?: string): void {
+export function refuseUnstorable(
+  query: Record<string, unknown>,
+  body: unknown,
+  perItem: string | undefined,
+  req: object,
+): void {
   if (body === undefined && isEmpty(query)) return;
+  const malformed = (req as Record<symbol, boolean | undefined>)[MALFORMED_UTF8] === true;
   const checked =
-    perItem !== undefined && typeof body === "object" && body !== null && !Array.isArray(body)
+    perItem !== undefined && !malformed && typeof body === "object" && body !== null && !Array.isArray(body)
       ? { ...body, [perItem]: undefined }
       : body;
-  const problems = [...unstorableFields(query, "query"), ...unstorableFields(checked, "body")];
+  const problems = [...unstorableFields(query, "query"), ...unstorableFields(checked, "body", 20, malformed)];
   if (problems.length > 0) throw new AppError("VALIDATION_FAILED", { errors: problems });
 }
 
