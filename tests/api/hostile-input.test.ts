@@ -92,6 +92,10 @@ const HOSTILE_NUMBERS = [
   { label: "a plus sign as a space (+5)", value: "+5" },
   { label: "a leading space", value: "%205" },
   { label: "a leading zero", value: "05" },
+  // JSON Schema's integer is a value; a query writes an integer in decimal digits, as every client does (String(n)).
+  { label: "an exponent (1e1)", value: "1e1" },
+  { label: "a fraction of zero (1.0)", value: "1.0" },
+  { label: "a negative zero (-0)", value: "-0" },
 ];
 
 /** Values the contract allows, in forms some readers refuse: each must not be refused as its field. */

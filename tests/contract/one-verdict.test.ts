@@ -136,3 +136,23 @@ describe("who calls, before what was sent", () => {
     await expectProblem(await service().fetch("/v1/leads", json(badBody, {}, "PUT")), 405, "METHOD_NOT_ALLOWED");
   });
 });
+
+describe("integers in a query, one rule", () => {
+  // A workspace with no event: a `wait` read as 10 would hold the answer 10 s.
+  let quiet: Record<string, string>;
+  beforeAll(async () => {
+    quiet = { authorization: `Bearer ${(await workspaceWithKey(service(), ["events:read"])).key}` };
+  });
+
+  it.each(["1e1", "1.0", "-0", "01", "%2B1", "0x1"])("refuses wait=%s at once, naming it", async (text) => {
+    const started = Date.now();
+    const response = await service().fetch(`/v1/events?after_sequence=0&wait=${text}`, { headers: quiet });
+    expect(fieldsOf(await expectProblem(response, 400, "VALIDATION_FAILED"))).toEqual(["query.wait"]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("takes an integer in decimal digits", async () => {
+    const response = await service().fetch("/v1/events?after_sequence=0&wait=0&limit=20", { headers: quiet });
+    expect(response.status).toBe(200);
+  });
+});

@@ -61,6 +61,8 @@ interface Steps {
   handler: AnyHandler;
   /** A read (GET), or a write that waits for the budget's decision: it may start while the budget is checked. */
   early: boolean;
+  /** The query parameters of `type: integer`, written in decimal digits (storable.ts). */
+  integers: ReadonlySet<string>;
 }
 
 /** The two steps of every operation (the file's header): each is an Express middleware. */
@@ -85,6 +87,7 @@ export function operationSteps(options: OperationsOptions): OperationSteps {
       authenticate: authenticator?.(operation),
       handler,
       early: operation.method === "get" || waitsForAdmission(handler),
+      integers: new Set(operation.integerQuery),
     });
   }
 
@@ -104,7 +107,7 @@ export function operationSteps(options: OperationsOptions): OperationSteps {
 
   async function serve(req: MatchedRequest, res: Response): Promise<void> {
     const { openapi, operation } = matched(req);
-    const checked = { params: openapi.pathParams, query: numbersAsWritten(req), body: req.body };
+    const checked = { params: openapi.pathParams, query: numbersAsWritten(req, operation.integers), body: req.body };
     const { handler, early } = operation;
     const request = new RequestView(req);
     const credentials = res.locals.credentials;

@@ -152,15 +152,21 @@ export function keepQueryText(req: object, query: Record<string, unknown>): void
 
 /** A number as JSON writes it: no sign but `-`, no leading zero, no hexadecimal, binary, blank or `Infinity`. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** An integer as every client writes one (`String(n)`, `str(n)`): decimal digits, `-` before all but 0. */
+const INTEGER = /^(?:0|-?[1-9]\d*)$/;
 
 /**
- * The checked query of `req`, refusing a number the contract check coerced from text that is not a finite JSON number.
- * The validator reads its parameters with JavaScript's `Number()`: `0x10`, `0b11`, `+5` and ` 5` pass as integers,
- * and `Infinity` or `1e400` as unbounded ones (its `maximum` does not stop them; PostgreSQL then refuses them). An
- * independent validator of the same document reads none of them as a number, nor does the server: a 400 naming the
- * parameter.
+ * The checked query of `req`, refusing a number the contract check coerced from text that is not how the contract's
+ * type is written. The validator reads its parameters with JavaScript's `Number()`: `0x10`, `0b11`, `+5`, ` 5`, `1e1`
+ * and `1.0` pass as integers, and `Infinity` or `1e400` as unbounded numbers (its `maximum` does not stop them).
+ * One rule, the one the documents state (their `info.description`): a parameter of `type: integer` is written as an
+ * integer is, in decimal digits (`wait=1e1` is not 10); any other number as JSON writes it (RFC 8259 §6). A 400 naming
+ * the parameter.
  */
-export function numbersAsWritten(req: object & { query: unknown }): Record<string, unknown> {
+export function numbersAsWritten(
+  req: object & { query: unknown },
+  integers: ReadonlySet<string> = new Set(),
+): Record<string, unknown> {
   const query = req.query as Record<string, unknown>;
   const raw = (req as Record<symbol, Record<string, unknown> | undefined>)[RAW_QUERY] ?? {};
   let errors: FieldError[] | undefined;
@@ -176,12 +182,19 @@ export function numbersAsWritten(req: object & { query: unknown }): Record<strin
       : Array.isArray(value) && typeof texts === "string"
         ? texts.split(",")
         : [texts];
+    const form = integers.has(name) ? INTEGER : JSON_NUMBER;
     values.forEach((item, i) => {
       if (typeof item !== "number") return;
       const text = written[i];
-      if (Number.isFinite(item) && typeof text === "string" && JSON_NUMBER.test(text)) return;
+      if (Number.isFinite(item) && typeof text === "string" && form.test(text)) return;
       errors ??= [];
-      errors.push({ path: `query.${name}`, message: "must be a finite number written in decimal, such as 20" });
+      errors.push({
+        path: `query.${name}`,
+        message:
+          form === INTEGER
+            ? "must be an integer written in decimal digits, such as 20 (no +, leading zero, fraction or exponent)"
+            : "must be a finite number written as JSON writes one, such as 20 or 0.5",
+      });
     });
   }
   if (errors) throw new AppError("VALIDATION_FAILED", { errors });
