@@ -21,7 +21,11 @@
  * 7. The API key is the document's default `security`; an operation without authentication says `security: []`.
  * 8. A schema's `x-required-any-of` (lists of property names) becomes `anyOf` of `required` lists: "give at least
  *    one of these", which TypeSpec cannot say.
- * 9. Examples of every parameter and every error answer (examples.ts).
+ * 9. Examples of every parameter and every error answer (examples.ts); a 400 has one per refusal that no schema can
+ *    say (`x-refusals`), with the request that meets it.
+ * 10. In 3.0, a nullable union without a `type` makes each of its branches nullable.
+ * 11. Every `date-time` carries the `pattern` of what PostgreSQL can store (year 0001 on, offsets within ±15:59), and
+ *     every other string without a rule of its own the pattern of text it can store (no U+0000, no lone surrogate).
  *
  * Then `withoutUnusedComponents` drops what the steps above left unreferenced (a shared parameter copied into each
  * operation with an example of its own, an enum that 3.0 inlines where it is nullable).
@@ -86,9 +90,12 @@ export function postProcess(input: Json): Json {
   doc.security = [{ [BEARER_SCHEME]: [] }];
 
   if (!is31) typeNullableRefs(doc);
+  if (!is31) nullableBranches(doc);
   if (is31) openMaps(doc);
   closeObjects(doc);
   anyOfRequired(doc);
+  storableDateTimes(doc);
+  storableStrings(doc);
   parameterExamples(doc, operations);
   errorExamples(operations);
 
@@ -133,6 +140,27 @@ function typeNullableRefs(doc: Json): void {
   visit(doc);
 }
 
+/**
+ * In 3.0, a nullable union without a `type` (`anyOf` of typed branches + `nullable: true`, TypeSpec's form of
+ * `string | numeric | null`) makes each branch nullable instead: OAS 3.0.3 §4.7.24.1 gives `nullable` no effect
+ * without a sibling `type`, so tools would refuse the `null` the union allows.
+ */
+function nullableBranches(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) nullableBranches(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (node.nullable === true && node.type === undefined && Array.isArray(node.anyOf)) {
+    const branches = node.anyOf;
+    if (branches.every((branch) => isObject(branch) && typeof branch.type === "string")) {
+      node.anyOf = branches.map((branch) => ({ ...(branch as Json), nullable: true }));
+      delete node.nullable;
+    }
+  }
+  for (const child of Object.values(node)) nullableBranches(child);
+}
+
 function openMaps(node: unknown): void {
   if (Array.isArray(node)) {
     for (const child of node) openMaps(child);
@@ -167,6 +195,49 @@ function closeObjects(node: unknown): void {
   for (const child of Object.values(node)) closeObjects(child);
 }
 
+/**
+ * RFC 3339 date-times as PostgreSQL's timestamptz holds them (the server's `date-time` format, storable.ts), in a
+ * `pattern` beside the `format`: no year 0000, an offset written `±hh:mm` of at most ±15:59. `format: date-time`
+ * alone takes both, so a generated client or a fuzzer would send what the server refuses.
+ */
+const STORABLE_DATE_TIME =
+  "^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-](0[0-9]|1[0-5]):[0-5][0-9])$";
+
+function storableDateTimes(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) storableDateTimes(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (node.format === "date-time" && node.pattern === undefined) node.pattern = STORABLE_DATE_TIME;
+  for (const child of Object.values(node)) storableDateTimes(child);
+}
+
+/**
+ * Text PostgreSQL can store, in a `pattern` on every string that has no rule of its own (a pattern, an enum, a format
+ * that refuses it already): no U+0000 (text and jsonb cannot hold it) and no unpaired UTF-16 surrogate (no Unicode
+ * scalar value). The server always refused both (storable.ts); written in the schema, a fuzzer or a generated client
+ * knows it too (Schemathesis sends U+0000 unless told not to). `\u` escapes read the same in ECMA-262 with the `u`
+ * flag (Ajv) and in Python's `re` (jsonschema).
+ */
+const STORABLE_TEXT = "^[^\\u0000\\uD800-\\uDFFF]*$";
+const FORMATS_WITHOUT_NUL = new Set(["email", "uri", "date-time"]);
+
+function storableStrings(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) storableStrings(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  const ruled =
+    node.pattern !== undefined ||
+    node.enum !== undefined ||
+    node.const !== undefined ||
+    FORMATS_WITHOUT_NUL.has(String(node.format));
+  if (node.type === "string" && !ruled) node.pattern = STORABLE_TEXT;
+  for (const child of Object.values(node)) storableStrings(child);
+}
+
 function anyOfRequired(doc: Json): void {
   const components = isObject(doc.components) ? doc.components : {};
   for (const schema of Object.values(isObject(components.schemas) ? components.schemas : {})) {
@@ -179,13 +250,22 @@ function anyOfRequired(doc: Json): void {
 }
 
 /**
- * The document that TypeScript types are generated from: without the presence-only `anyOf` of `required` lists
+ * The document that TypeScript types are generated from: a depth said by structure typed as any JSON; without the
+ * presence-only `anyOf` of `required` lists
  * (openapi-typescript reads each branch as `unknown`, which swallowed the whole `LeadCreate` type; optional fields
  * already describe the shape, and the server enforces the rule) and without the error answers' examples (one JSDoc
  * block per operation and status: thousands of lines in every consumer's editor, saying what the catalog says).
  */
 export function forTypes(input: Json): Json {
   const doc = structuredClone(input);
+  // A depth said by structure (`x-max-depth`, a custom attribute's value) is typed as what it holds, any JSON: as a
+  // union of its levels it would refuse the `Record<string, unknown>` that callers hold.
+  const schemas = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (isObject(schema) && schema["x-max-depth"] !== undefined) {
+      schemas[name] = { ...(schema.description === undefined ? {} : { description: schema.description }) };
+    }
+  }
   const visit = (node: unknown, parentKey: string | undefined): void => {
     if (Array.isArray(node)) {
       for (const child of node) visit(child, undefined);
@@ -200,7 +280,10 @@ export function forTypes(input: Json): Json {
     ) {
       delete node.anyOf;
     }
-    if (parentKey === "application/problem+json") delete node.example;
+    if (parentKey === "application/problem+json") {
+      delete node.example;
+      delete node.examples;
+    }
     for (const [key, child] of Object.entries(node)) visit(child, key);
   };
   visit(doc, undefined);

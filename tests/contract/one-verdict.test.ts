@@ -5,6 +5,7 @@
 import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, workspaceWithKey } from "../helpers/accounts.ts";
+import { type Json, judgeOf, readDocument } from "../helpers/contract-judges.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { ALL_SCOPES } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";
@@ -154,5 +155,58 @@ describe("integers in a query, one rule", () => {
   it("takes an integer in decimal digits", async () => {
     const response = await service().fetch("/v1/events?after_sequence=0&wait=0&limit=20", { headers: quiet });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("the documents say every rule the server enforces", () => {
+  const docs = { "3.1": readDocument("3.1"), "3.0": readDocument("3.0"), "2.0": readDocument("2.0") };
+  /** The field paths of an operation's documented 400 refusals, in a 3.x document. */
+  const refusals = (name: "3.1" | "3.0", path: string, method: string) =>
+    Object.values(docs[name].paths[path][method].responses["400"].content["application/problem+json"].examples as Json)
+      .flatMap((example) => (example.value.errors ?? []) as { path: string }[])
+      .map((error) => error.path);
+
+  it.each(["3.1", "3.0"] as const)("%s documents the refusals no schema can say", (name) => {
+    expect(refusals(name, "/v1/events", "get")).toEqual(
+      expect.arrayContaining(["query.cursor", "query.not_a_parameter"]),
+    );
+    expect(refusals(name, "/v1/webhooks/{webhook_id}/stats", "get")).toContain("query.since");
+    expect(refusals(name, "/v1/webhooks/{webhook_id}/recover", "post")).toContain("body.since");
+    expect(refusals(name, "/v1/leads", "post")).toContain("query.not_a_parameter");
+  });
+
+  it("names `since`, the field sent, when a recovery without `until` starts in the future", async () => {
+    const hook = (await (
+      await post("/v1/webhooks", { url: "https://1.1.1.1/x", events: ["lead.captured"] })
+    ).json()) as {
+      id: string;
+    };
+    const response = await post(`/v1/webhooks/${hook.id}/recover`, { since: "2999-01-01T00:00:00Z" });
+    expect(fieldsOf(await expectProblem(response, 400, "VALIDATION_FAILED"))).toEqual(["body.since"]);
+  });
+
+  it.each(["3.1", "3.0"] as const)("%s refuses custom attributes nested past 5 levels, as the server does", (name) => {
+    const judge = judgeOf(name, docs[name]);
+    const nest = (levels: number): unknown => (levels === 0 ? 1 : { next: nest(levels - 1) });
+    expect(judge.body("/v1/leads", "post", { name: "n", custom_attributes: { a: nest(5) } })).toBe(true);
+    expect(judge.body("/v1/leads", "post", { name: "n", custom_attributes: { a: nest(6) } })).toBe(false);
+  });
+
+  it("2.0 refuses a lead with none of its identifying fields, and tells the kinds of event apart", () => {
+    const judge = judgeOf("2.0", docs["2.0"]);
+    expect(judge.body("/v1/leads", "post", {})).toBe(false);
+    expect(judge.body("/v1/leads", "post", { name: "Ada" })).toBe(true);
+    expect(docs["2.0"].definitions.Event).toMatchObject({ discriminator: "type", required: ["type"] });
+    expect(docs["2.0"].definitions["lead.captured"].allOf).toEqual([
+      { $ref: "#/definitions/Event" },
+      { $ref: "#/definitions/LeadCapturedEvent" },
+    ]);
+  });
+
+  it.each(["3.1", "3.0", "2.0"] as const)("%s refuses U+0000 and year 0000 where the server does", (name) => {
+    const judge = judgeOf(name, docs[name]);
+    expect(judge.body("/v1/leads", "post", { name: "a\u0000b" })).toBe(false);
+    expect(judge.body("/v1/tickets", "post", { subject: "s", due_at: "0000-01-01T00:00:00Z" })).toBe(false);
+    expect(judge.body("/v1/tickets", "post", { subject: "s", due_at: "2016-12-31T23:59:60Z" })).toBe(true);
   });
 });

@@ -1127,7 +1127,8 @@ export interface components {
     schemas: {
         /**
          * @description An e-mail address as typed: surrounding white space is trimmed, and the address is lower-cased (its domain in
-         *     punycode) before it keys an account or a rate-limit counter.
+         *     punycode) before it keys an account or a rate-limit counter. Its local part has at most 64 characters
+         *     (RFC 5321 §4.5.3.1.1) and its domain a dot, no empty label and no character a host name cannot hold.
          */
         AccountEmail: string;
         /**
@@ -1218,6 +1219,30 @@ export interface components {
              *     recognise it. Stored only as a hash: it cannot be shown again.
              */
             key: string;
+        };
+        /** @description A custom attribute's value that holds no object or array: the deepest level of one. */
+        AttributeScalar: string | number | boolean | null;
+        /**
+         * @description A custom attribute's value: any JSON nesting at most 5 levels of objects or arrays. JSON Schema has no depth
+         *     keyword, so the limit is said by structure: each level's containers hold the level below, the deepest only scalars.
+         *     (`x-max-depth` says it in one number; the generated TypeScript types read it as `unknown`.)
+         */
+        AttributeValue: unknown;
+        /** @description A custom attribute's value nesting at most 1 level of objects or arrays. */
+        AttributeValue1: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeScalar"][] | {
+            [key: string]: components["schemas"]["AttributeScalar"];
+        };
+        /** @description A custom attribute's value nesting at most 2 levels of objects or arrays. */
+        AttributeValue2: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeValue1"][] | {
+            [key: string]: components["schemas"]["AttributeValue1"];
+        };
+        /** @description A custom attribute's value nesting at most 3 levels of objects or arrays. */
+        AttributeValue3: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeValue2"][] | {
+            [key: string]: components["schemas"]["AttributeValue2"];
+        };
+        /** @description A custom attribute's value nesting at most 4 levels of objects or arrays. */
+        AttributeValue4: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeValue3"][] | {
+            [key: string]: components["schemas"]["AttributeValue3"];
         };
         /**
          * @description Who wrote a message.
@@ -1530,7 +1555,7 @@ export interface components {
         DeliveryStatus: "pending" | "succeeded" | "failed";
         /**
          * Format: email
-         * @description An e-mail address.
+         * @description An e-mail address, its local part at most 64 characters (RFC 5321 §4.5.3.1.1).
          */
         EmailAddress: string;
         /**
@@ -1658,7 +1683,7 @@ export interface components {
             tags: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             /** @description Your own id for this lead, unique in the workspace. */
             external_id: string | null;
@@ -1778,7 +1803,7 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             external_id?: string;
         };
@@ -1883,7 +1908,7 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             external_id?: string | null;
         };
@@ -2091,7 +2116,10 @@ export interface components {
          * @enum {string}
          */
         MessageVisibility: "public" | "internal";
-        /** @description A password: 10 to 256 characters (NIST SP 800-63B: length, not composition rules). */
+        /**
+         * @description A password: 10 to 256 characters (NIST SP 800-63B: length, not composition rules). Refused beyond that, with 400
+         *     `PASSWORD_TOO_WEAK`: the account's e-mail address or its local part, and fewer than 4 different characters.
+         */
         Password: string;
         /**
          * @description Urgency, shared by conversations and tickets.
@@ -2739,7 +2767,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailRequestAccepted"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -2853,7 +2881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -2959,7 +2987,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3046,7 +3074,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterAccepted"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a password of fewer than 4 different characters; the e-mail address, or its local part, as the password; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3134,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationSettings"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3198,7 +3226,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailRequestAccepted"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3295,7 +3323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResetResult"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a token that is unknown, used or expired; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3383,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3453,7 +3481,7 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyResult"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a token that is unknown, used or expired; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3531,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3657,7 +3685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3790,7 +3818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `expires_at` not in the future; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3951,7 +3979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4052,7 +4080,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4228,7 +4256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4402,7 +4430,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4541,7 +4569,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4706,7 +4734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4808,7 +4836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4986,7 +5014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5180,7 +5208,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5318,7 +5346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5460,7 +5488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5646,7 +5674,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future, without `until` (the window ends now); `until` not after `since`; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5816,7 +5844,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5983,7 +6011,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStats"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6132,7 +6160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6314,7 +6342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6453,7 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6616,7 +6644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6747,7 +6775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `snoozed` without `snoozed_until` in the future; `snoozed_until` on a conversation that is not snoozed; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6919,7 +6947,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7053,7 +7081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7215,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7313,7 +7341,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7468,7 +7496,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `cursor` with `after_sequence`; `after_sequence` past the newest event of the workspace; a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7614,7 +7642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7757,7 +7785,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeadList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7895,7 +7923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8107,7 +8135,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeadBatchResults"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8275,7 +8303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8374,7 +8402,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8510,7 +8538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8702,7 +8730,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8841,7 +8869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9054,7 +9082,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketBatchResults"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9223,7 +9251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9360,7 +9388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9534,7 +9562,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9672,7 +9700,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9837,7 +9865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9938,7 +9966,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10115,7 +10143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10309,7 +10337,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10447,7 +10475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10588,7 +10616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10773,7 +10801,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future, without `until` (the window ends now); `until` not after `since`; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10942,7 +10970,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -11109,7 +11137,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStats"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -11257,7 +11285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */

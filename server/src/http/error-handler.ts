@@ -82,6 +82,16 @@ export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
     }
     out.push({ path, message: item.message ?? "is invalid" });
   }
+  // A date-time that fails its format fails the pattern beside it too (the documents write what PostgreSQL stores in
+  // both): its rule is said once.
+  const dateTimes = new Set(out.filter((error) => error.message === DATE_TIME_RULE).map((error) => error.path));
+  if (dateTimes.size > 0) {
+    const patterns = new Set(items.filter((item) => keyword(item) === "pattern").map((item) => fieldPath(item.path)));
+    for (let i = out.length - 1; i >= 0; i--) {
+      const error = out[i] as FieldError;
+      if (dateTimes.has(error.path) && patterns.has(error.path) && error.message !== DATE_TIME_RULE) out.splice(i, 1);
+    }
+  }
   for (const path of anyOfPaths) {
     const names = alternatives.get(path) ?? [];
     // The branch that failed has said why, at this path: the summary would only say it again.
