@@ -87,6 +87,17 @@ describe("fieldErrors", () => {
   it.each([
     {
       given: [
+        { path: "/body/email", message: 'must match format "email"', errorCode: "format.openapi.validation" },
+        { path: "/body/email", message: 'must match pattern "^[^@]{1,64}@"', errorCode: "pattern.openapi.validation" },
+        { path: "/body/name", message: 'must match pattern "^a"', errorCode: "pattern.openapi.validation" },
+      ],
+      want: [
+        { path: "body.email", message: 'must match format "email"' },
+        { path: "body.name", message: 'must match pattern "^a"' },
+      ],
+    },
+    {
+      given: [
         {
           path: "/body/nam",
           message: "must NOT have unevaluated properties",
