@@ -1127,7 +1127,8 @@ export interface components {
     schemas: {
         /**
          * @description An e-mail address as typed: surrounding white space is trimmed, and the address is lower-cased (its domain in
-         *     punycode) before it keys an account or a rate-limit counter.
+         *     punycode) before it keys an account or a rate-limit counter. Its local part has at most 64 characters
+         *     (RFC 5321 §4.5.3.1.1) and its domain a dot, no empty label and no character a host name cannot hold.
          */
         AccountEmail: string;
         /**
@@ -1218,6 +1219,30 @@ export interface components {
              *     recognise it. Stored only as a hash: it cannot be shown again.
              */
             key: string;
+        };
+        /** @description A custom attribute's value that holds no object or array: the deepest level of one. */
+        AttributeScalar: string | number | boolean | null;
+        /**
+         * @description A custom attribute's value: any JSON nesting at most 5 levels of objects or arrays. JSON Schema has no depth
+         *     keyword, so the limit is said by structure: each level's containers hold the level below, the deepest only scalars.
+         *     (`x-max-depth` says it in one number; the generated TypeScript types read it as `unknown`.)
+         */
+        AttributeValue: unknown;
+        /** @description A custom attribute's value nesting at most 1 level of objects or arrays. */
+        AttributeValue1: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeScalar"][] | {
+            [key: string]: components["schemas"]["AttributeScalar"];
+        };
+        /** @description A custom attribute's value nesting at most 2 levels of objects or arrays. */
+        AttributeValue2: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeValue1"][] | {
+            [key: string]: components["schemas"]["AttributeValue1"];
+        };
+        /** @description A custom attribute's value nesting at most 3 levels of objects or arrays. */
+        AttributeValue3: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeValue2"][] | {
+            [key: string]: components["schemas"]["AttributeValue2"];
+        };
+        /** @description A custom attribute's value nesting at most 4 levels of objects or arrays. */
+        AttributeValue4: components["schemas"]["AttributeScalar"] | components["schemas"]["AttributeValue3"][] | {
+            [key: string]: components["schemas"]["AttributeValue3"];
         };
         /**
          * @description Who wrote a message.
@@ -1530,7 +1555,7 @@ export interface components {
         DeliveryStatus: "pending" | "succeeded" | "failed";
         /**
          * Format: email
-         * @description An e-mail address.
+         * @description An e-mail address, its local part at most 64 characters (RFC 5321 §4.5.3.1.1).
          */
         EmailAddress: string;
         /**
@@ -1549,7 +1574,7 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE";
         /** @description Any event. */
         Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
@@ -1658,7 +1683,7 @@ export interface components {
             tags: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             /** @description Your own id for this lead, unique in the workspace. */
             external_id: string | null;
@@ -1778,7 +1803,7 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             external_id?: string;
         };
@@ -1883,7 +1908,7 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes?: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             external_id?: string | null;
         };
@@ -2091,7 +2116,10 @@ export interface components {
          * @enum {string}
          */
         MessageVisibility: "public" | "internal";
-        /** @description A password: 10 to 256 characters (NIST SP 800-63B: length, not composition rules). */
+        /**
+         * @description A password: 10 to 256 characters (NIST SP 800-63B: length, not composition rules). Refused beyond that, with 400
+         *     `PASSWORD_TOO_WEAK`: the account's e-mail address or its local part, and fewer than 4 different characters.
+         */
         Password: string;
         /**
          * @description Urgency, shared by conversations and tickets.
@@ -2619,7 +2647,8 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description An https URL without credentials that does not resolve to a private, loopback or metadata address.
+         * @description An https URL without credentials, on a port other than 0 (no host listens there), that does not resolve to a
+         *     private, loopback or metadata address.
          */
         WebhookUrl: string;
         /** @description A subscription with its signing secret, returned once on creation and on rotation. */
@@ -2738,7 +2767,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailRequestAccepted"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -2852,7 +2881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -2958,7 +2987,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3045,7 +3074,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterAccepted"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a password of fewer than 4 different characters; the e-mail address, or its local part, as the password; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3133,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationSettings"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3197,7 +3226,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailRequestAccepted"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3294,7 +3323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResetResult"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a token that is unknown, used or expired; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3382,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3452,7 +3481,7 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyResult"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a token that is unknown, used or expired; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3530,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3656,7 +3685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3789,7 +3818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `expires_at` not in the future; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -3950,7 +3979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4051,7 +4080,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4227,7 +4256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4401,7 +4430,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4540,7 +4569,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4705,7 +4734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4807,7 +4836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -4985,7 +5014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5179,7 +5208,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5317,7 +5346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5459,7 +5488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5645,7 +5674,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future, without `until` (the window ends now); `until` not after `since`; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5815,7 +5844,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -5982,7 +6011,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStats"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6131,7 +6160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6313,7 +6342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6452,7 +6481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6615,7 +6644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6746,7 +6775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `snoozed` without `snoozed_until` in the future; `snoozed_until` on a conversation that is not snoozed; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6918,7 +6947,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7052,7 +7081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7214,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7312,7 +7341,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7467,7 +7496,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `cursor` with `after_sequence`; `after_sequence` past the newest event of the workspace; a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7613,7 +7642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7756,7 +7785,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeadList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7894,7 +7923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8106,7 +8135,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeadBatchResults"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8274,7 +8303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8373,7 +8402,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8509,7 +8538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8701,7 +8730,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8840,7 +8869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9053,7 +9082,7 @@ export interface operations {
                     "application/json": components["schemas"]["TicketBatchResults"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9222,7 +9251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9359,7 +9388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9533,7 +9562,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9671,7 +9700,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9836,7 +9865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9937,7 +9966,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10114,7 +10143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10308,7 +10337,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10446,7 +10475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10587,7 +10616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10772,7 +10801,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future, without `until` (the window ends now); `until` not after `since`; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10941,7 +10970,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -11108,7 +11137,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookStats"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `since` in the future; a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -11256,7 +11285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. */
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */

@@ -4,7 +4,8 @@
  * send what it shows, so every parameter and every error answer carries an example of its own.
  *
  * - Error answers: the code that this status most likely carries for this operation, with its catalog title
- *   (`spec/error-catalog.json`, the same catalog the server answers from).
+ *   (`spec/error-catalog.json`, the same catalog the server answers from); a 400 has named examples, one per
+ *   refusal that no schema can say (`x-refusals` of the operation, and the unknown query parameter of every one).
  * - Parameters: only a required one (a path parameter) has an example: the schema's own, and on a DELETE the id of
  *   a second object, so that a collection run in order reads and changes the first object before it deletes anything.
  *   An optional parameter has none: tools that build a form or a node from the document (n8n's generators, Postman
@@ -84,7 +85,91 @@ function problemExample(code: Code): Json {
   return example;
 }
 
-/** Adds an example of its own to every error answer of every operation. */
+/**
+ * A 400 that no schema of the operation can say (a rule between two parameters, a time that must be in the future),
+ * declared on the operation in TypeSpec as `x-refusals`: the request that meets it and the errors it answers.
+ */
+interface Refusal {
+  summary: string;
+  /** The answer's code, when not `VALIDATION_FAILED`. */
+  code?: Code;
+  query?: string;
+  body?: unknown;
+  errors: { path: string; message: string }[];
+}
+
+const REFUSALS_EXTENSION = "x-refusals";
+
+/** Every operation refuses a query parameter it does not list, which OpenAPI has no keyword to say. */
+const UNKNOWN_QUERY_PARAMETER: Refusal = {
+  summary: "a query parameter that the operation does not list",
+  query: "not_a_parameter=1",
+  errors: [{ path: "query.not_a_parameter", message: "Unknown query parameter 'not_a_parameter'" }],
+};
+
+/** Every list refuses a cursor it did not give (a cursor is opaque: no schema can say which are its own). */
+const FOREIGN_CURSOR: Refusal = {
+  summary: "a cursor that this list did not give",
+  code: "INVALID_CURSOR",
+  query: "cursor=not-a-cursor",
+  errors: [{ path: "query.cursor", message: "is not a cursor of this list" }],
+};
+
+/** Whether an operation takes the list's `cursor` (its own parameter, or the shared one it refers to). */
+function takesCursor(operation: Json): boolean {
+  return (Array.isArray(operation.parameters) ? operation.parameters : []).some(
+    (parameter) =>
+      isObject(parameter) &&
+      (parameter.name === "cursor" || (typeof parameter.$ref === "string" && /[./]cursor$/.test(parameter.$ref))),
+  );
+}
+
+/** The problem a refusal answers: its code's example, with its field errors (none when it names no field). */
+function refusalProblem(refusal: Refusal): Json {
+  const { errors: _default, ...problem } = problemExample(refusal.code ?? "VALIDATION_FAILED");
+  return refusal.errors.length > 0 ? { ...problem, errors: refusal.errors } : problem;
+}
+
+/** `a query parameter…` → `a_query_parameter…`: an example's name. */
+const exampleName = (summary: string) =>
+  summary
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "");
+
+/**
+ * The 400 answer's examples: one of a field that fails its schema, and one per refusal the schemas cannot say, each
+ * with the request that meets it (`x-request`: a generated client or a fuzzer can send it and expect the example).
+ * The answer's description lists the refusals too, for the 2.0 document, which has no named examples.
+ */
+function badRequestExamples(response: Json, media: Json, operation: Json): void {
+  const own = Array.isArray(operation[REFUSALS_EXTENSION]) ? (operation[REFUSALS_EXTENSION] as Refusal[]) : [];
+  const refusals = [...own, ...(takesCursor(operation) ? [FOREIGN_CURSOR] : []), UNKNOWN_QUERY_PARAMETER];
+  delete media.example;
+  media.examples = {
+    a_field_that_fails_its_schema: {
+      summary: "a field that fails its schema",
+      value: problemExample("VALIDATION_FAILED"),
+    },
+    ...Object.fromEntries(
+      refusals.map((refusal) => [
+        exampleName(refusal.summary),
+        {
+          summary: refusal.summary,
+          value: refusalProblem(refusal),
+          "x-request": {
+            ...(refusal.query === undefined ? {} : { query: refusal.query }),
+            ...(refusal.body === undefined ? {} : { body: refusal.body }),
+          },
+        },
+      ]),
+    ),
+  };
+  const listed = refusals.map((refusal) => refusal.summary).join("; ");
+  response.description = `${String(response.description ?? "")} Refused beyond the schemas: ${listed}.`.trim();
+}
+
+/** Adds an example of its own to every error answer of every operation (and named ones to its 400). */
 export function errorExamples(operations: Iterable<{ path: string; operation: Json }>): void {
   for (const { path, operation } of operations) {
     const schemes = (Array.isArray(operation.security) ? operation.security : []).flatMap((item) =>
@@ -95,8 +180,10 @@ export function errorExamples(operations: Iterable<{ path: string; operation: Js
       if (!isObject(response) || !isObject(response.content)) continue;
       const media = response.content["application/problem+json"];
       if (!isObject(media)) continue;
-      media.example = problemExample(exampleCode(status, path, operation, schemes));
+      if (status === "400") badRequestExamples(response, media, operation);
+      else media.example = problemExample(exampleCode(status, path, operation, schemes));
     }
+    delete operation[REFUSALS_EXTENSION];
   }
 }
 

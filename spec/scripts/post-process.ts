@@ -21,13 +21,18 @@
  * 7. The API key is the document's default `security`; an operation without authentication says `security: []`.
  * 8. A schema's `x-required-any-of` (lists of property names) becomes `anyOf` of `required` lists: "give at least
  *    one of these", which TypeSpec cannot say.
- * 9. Examples of every parameter and every error answer (examples.ts).
+ * 9. Examples of every parameter and every error answer (examples.ts); a 400 has one per refusal that no schema can
+ *    say (`x-refusals`), with the request that meets it.
+ * 10. In 3.0, a nullable union without a `type` makes each of its branches nullable.
+ * 11. Every `date-time` carries the `pattern` of what PostgreSQL can store (year 0001 on, offsets within ±15:59), and
+ *     every other string without a rule of its own the pattern of text it can store (no U+0000, no lone surrogate).
  *
  * Then `withoutUnusedComponents` drops what the steps above left unreferenced (a shared parameter copied into each
  * operation with an example of its own, an enum that 3.0 inlines where it is nullable).
  */
 
 import { errorExamples, parameterExamples } from "./examples.ts";
+import { storableDateTimes, storableStrings } from "./stored-values.ts";
 
 type Json = Record<string, unknown>;
 
@@ -86,9 +91,12 @@ export function postProcess(input: Json): Json {
   doc.security = [{ [BEARER_SCHEME]: [] }];
 
   if (!is31) typeNullableRefs(doc);
+  if (!is31) nullableBranches(doc);
   if (is31) openMaps(doc);
   closeObjects(doc);
   anyOfRequired(doc);
+  storableDateTimes(doc);
+  storableStrings(doc);
   parameterExamples(doc, operations);
   errorExamples(operations);
 
@@ -131,6 +139,27 @@ function typeNullableRefs(doc: Json): void {
     for (const child of Object.values(node)) visit(child);
   };
   visit(doc);
+}
+
+/**
+ * In 3.0, a nullable union without a `type` (`anyOf` of typed branches + `nullable: true`, TypeSpec's form of
+ * `string | numeric | null`) makes each branch nullable instead: OAS 3.0.3 §4.7.24.1 gives `nullable` no effect
+ * without a sibling `type`, so tools would refuse the `null` the union allows.
+ */
+function nullableBranches(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) nullableBranches(child);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (node.nullable === true && node.type === undefined && Array.isArray(node.anyOf)) {
+    const branches = node.anyOf;
+    if (branches.every((branch) => isObject(branch) && typeof branch.type === "string")) {
+      node.anyOf = branches.map((branch) => ({ ...(branch as Json), nullable: true }));
+      delete node.nullable;
+    }
+  }
+  for (const child of Object.values(node)) nullableBranches(child);
 }
 
 function openMaps(node: unknown): void {
@@ -179,13 +208,22 @@ function anyOfRequired(doc: Json): void {
 }
 
 /**
- * The document that TypeScript types are generated from: without the presence-only `anyOf` of `required` lists
+ * The document that TypeScript types are generated from: a depth said by structure typed as any JSON; without the
+ * presence-only `anyOf` of `required` lists
  * (openapi-typescript reads each branch as `unknown`, which swallowed the whole `LeadCreate` type; optional fields
  * already describe the shape, and the server enforces the rule) and without the error answers' examples (one JSDoc
  * block per operation and status: thousands of lines in every consumer's editor, saying what the catalog says).
  */
 export function forTypes(input: Json): Json {
   const doc = structuredClone(input);
+  // A depth said by structure (`x-max-depth`, a custom attribute's value) is typed as what it holds, any JSON: as a
+  // union of its levels it would refuse the `Record<string, unknown>` that callers hold.
+  const schemas = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (isObject(schema) && schema["x-max-depth"] !== undefined) {
+      schemas[name] = { ...(schema.description === undefined ? {} : { description: schema.description }) };
+    }
+  }
   const visit = (node: unknown, parentKey: string | undefined): void => {
     if (Array.isArray(node)) {
       for (const child of node) visit(child, undefined);
@@ -200,7 +238,10 @@ export function forTypes(input: Json): Json {
     ) {
       delete node.anyOf;
     }
-    if (parentKey === "application/problem+json") delete node.example;
+    if (parentKey === "application/problem+json") {
+      delete node.example;
+      delete node.examples;
+    }
     for (const [key, child] of Object.entries(node)) visit(child, key);
   };
   visit(doc, undefined);

@@ -10,7 +10,15 @@
  * - a nullable enum (`x-nullable`, the 2.0 convention) loses the `null` that 3.0 lists among its values: 2.0 has no
  *   null type, so the value would contradict the enum's `type`;
  * - the body's `url` of an operation marked `x-ms-trigger` (the subscription create) is Power Automate's
- *   notification URL (`x-ms-notification-url`), filled by Power Automate and hidden from its user.
+ *   notification URL (`x-ms-notification-url`), filled by Power Automate and hidden from its user;
+ * - a 400's named examples (2.0 has one example per media type) become the example of a field that fails its schema;
+ *   the other refusals stay listed in the answer's description;
+ * - a `oneOf` with a `discriminator` (Event) becomes 2.0's polymorphism (Swagger 2.0 §4.4.4.1 "Models with
+ *   Polymorphism Support"): the base schema names the discriminating property, and one definition per value, named by
+ *   it, is the base and the variant together. The converter left Event as any object;
+ * - an `anyOf` of `required` lists ("at least one of", LeadCreate) has no 2.0 form (2.0 has no `anyOf`, `oneOf` or
+ *   `not`): the schema says what 2.0 can, `minProperties: 1` (so `{}` fails), and keeps the lists as
+ *   `x-required-any-of` beside its description.
  */
 import converter from "api-spec-converter";
 
@@ -24,7 +32,72 @@ const API_KEY_DESCRIPTION =
 /** The 2.0 document of a 3.0 `doc` (left unchanged). */
 export async function toSwagger2(doc: Json): Promise<Json> {
   const converted = await converter.convert({ from: "openapi_3", to: "swagger_2", source: structuredClone(doc) });
-  return finishSwagger2(JSON.parse(converted.stringify()) as Json);
+  const swagger = finishSwagger2(JSON.parse(converted.stringify()) as Json);
+  badRequestExamples(doc, swagger);
+  polymorphism(doc, swagger);
+  requiredAnyOf(doc, swagger);
+  return swagger;
+}
+
+const schemasOf = (doc: Json): Json =>
+  isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
+const definitionsOf = (doc: Json): Json => (isObject(doc.definitions) ? doc.definitions : {});
+
+/** The 3.0 document's operation at `path` and `method`, with the 2.0 document's beside it. */
+function* operationPairs(doc: Json, swagger: Json): Generator<[Json, Json]> {
+  const paths = isObject(swagger.paths) ? swagger.paths : {};
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    for (const [method, operation] of Object.entries(isObject(item) ? item : {})) {
+      const target = isObject(paths[path]) ? (paths[path] as Json)[method] : undefined;
+      if (isObject(operation) && isObject(target)) yield [operation, target];
+    }
+  }
+}
+
+function badRequestExamples(doc: Json, swagger: Json): void {
+  for (const [operation, target] of operationPairs(doc, swagger)) {
+    const response = isObject(operation.responses) ? operation.responses["400"] : undefined;
+    const media = isObject(response) && isObject(response.content) ? response.content["application/problem+json"] : {};
+    const examples = isObject(media) && isObject(media.examples) ? Object.values(media.examples) : [];
+    const [first] = examples;
+    const answer = isObject(target.responses) ? target.responses["400"] : undefined;
+    if (isObject(first) && isObject(answer)) answer.examples = { "application/problem+json": first.value };
+  }
+}
+
+function polymorphism(doc: Json, swagger: Json): void {
+  const definitions = definitionsOf(swagger);
+  for (const [name, schema] of Object.entries(schemasOf(doc))) {
+    if (!isObject(schema) || !Array.isArray(schema.oneOf) || !isObject(schema.discriminator)) continue;
+    const property = String(schema.discriminator.propertyName);
+    const mapping = isObject(schema.discriminator.mapping) ? schema.discriminator.mapping : {};
+    definitions[name] = {
+      type: "object",
+      ...(schema.description === undefined ? {} : { description: schema.description }),
+      discriminator: property,
+      required: [property],
+      properties: { [property]: { type: "string", enum: Object.keys(mapping) } },
+    };
+    for (const [value, ref] of Object.entries(mapping)) {
+      const variant = String(ref).split("/").pop() as string;
+      definitions[value] = {
+        description: `The ${name} whose \`${property}\` is \`${value}\`: ${variant}.`,
+        allOf: [{ $ref: `#/definitions/${name}` }, { $ref: `#/definitions/${variant}` }],
+      };
+    }
+  }
+}
+
+function requiredAnyOf(doc: Json, swagger: Json): void {
+  const definitions = definitionsOf(swagger);
+  for (const [name, schema] of Object.entries(schemasOf(doc))) {
+    const lists = isObject(schema) && Array.isArray(schema.anyOf) ? schema.anyOf : [];
+    const names = lists.map((branch) => (isObject(branch) && Array.isArray(branch.required) ? branch.required : []));
+    const target = definitions[name];
+    if (!names.length || names.some((list) => list.length !== 1) || !isObject(target)) continue;
+    target.minProperties = 1;
+    target["x-required-any-of"] = names.flat();
+  }
 }
 
 const isObject = (value: unknown): value is Json =>

@@ -4,9 +4,10 @@
  * `WWW-Authenticate`), with problem+json and the API's security headers on every one. An operation added to the
  * contract is covered without touching this file.
  *
- * The order of the checks (api-router.ts) is pinned too: the body parser answers a malformed or oversized body before
- * the contract check (those requests also carry an unknown query parameter), and the contract check answers before
- * authentication (its requests carry no credentials).
+ * The order of the checks (api-router.ts) is pinned too: an unknown path or method is answered without credentials;
+ * authentication and scope come before anything the request carries (the 401 and 403 cases send valid bodies, the
+ * others a caller the operation admits); the body parser answers a malformed or oversized body before the contract
+ * check (those requests also carry an unknown query parameter).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config.ts";
@@ -96,7 +97,8 @@ type Op = (typeof operations)[number];
 const paths = Object.entries(doc.paths).map(([template, item]) => ({
   template,
   path: (operations.find((op) => op.template === template) as Op).path,
-  allow: methodsOf(item),
+  // Every GET answers HEAD too (RFC 9110 §9.3.2), which the document does not list.
+  allow: methodsOf(item).includes("GET") ? [...methodsOf(item), "HEAD"] : methodsOf(item),
 }));
 const isContractPath = (path: string) =>
   Object.keys(doc.paths).some((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path));
@@ -108,8 +110,11 @@ interface Case {
   headers?: Record<string, string>;
   /** The body, or a function of the service's body limit. */
   body?: string | ((limit: number) => string);
-  /** Credentials: none (anonymous), a session without its CSRF token, or a key with every scope but these. */
-  as?: "session-without-csrf" | { lacking: string[] };
+  /**
+   * Credentials: none (anonymous), a session without its CSRF token, a key with every scope but these, or a caller
+   * that the operation's scheme admits.
+   */
+  as?: "session-without-csrf" | { lacking: string[] } | { caller: string };
   status: number;
   code?: string;
   allow?: string[];
@@ -123,6 +128,8 @@ const valid = (op: Op) => ({
   path: op.path,
   ...(op.body ? { headers: json, body: JSON.stringify(op.body.example) } : {}),
 });
+/** A caller the operation admits, for the cases past authentication. */
+const admitted = (op: Op) => (op.scheme ? { as: { caller: op.scheme } } : {});
 
 /** The errors of a value of the wrong JSON type: its type's, then its enum's. */
 function typeErrors(schema: Schema | undefined, path: string): unknown[] {
@@ -153,6 +160,7 @@ function cases(): Case[] {
     out.push({
       name: `${label} with an unknown query parameter: 400 naming it`,
       ...request,
+      ...admitted(op),
       path: `${op.path}?${UNKNOWN}=1`,
       status: 400,
       errors: [{ path: `query.${UNKNOWN}`, message: `Unknown query parameter '${UNKNOWN}'` }],
@@ -161,6 +169,7 @@ function cases(): Case[] {
       out.push({
         name: `${label} with a malformed ${name}: 400 naming it`,
         ...request,
+        ...admitted(op),
         path: op.fill(name),
         status: 400,
         // The contract's FieldError names a path parameter `path.<name>` (spec/common/errors.tsp).
@@ -168,7 +177,7 @@ function cases(): Case[] {
       });
     }
     if (op.method !== "GET") {
-      const write = { method: op.method, path: `${op.path}?${UNKNOWN}=1`, headers: json };
+      const write = { method: op.method, path: `${op.path}?${UNKNOWN}=1`, headers: json, ...admitted(op) };
       const malformed = { ...write, body: '{"a":', status: 400, code: "MALFORMED_JSON" };
       out.push({ name: `${label} with malformed JSON: 400 before the contract check`, ...malformed });
       out.push({
@@ -181,12 +190,13 @@ function cases(): Case[] {
     }
     if (op.body) {
       const { schema, example } = op.body;
-      const text = { ...request, headers: { "content-type": "text/plain" } };
+      const text = { ...request, ...admitted(op), headers: { "content-type": "text/plain" } };
       out.push({ name: `${label} as text/plain: 415`, ...text, status: 415, code: "UNSUPPORTED_MEDIA_TYPE" });
       for (const type of ["application/json", "application/json; x=random"]) {
         out.push({
           name: `${label} as ${type} with an unknown property: read as JSON, 400 naming it`,
           ...request,
+          ...admitted(op),
           headers: { "content-type": type },
           body: JSON.stringify({ ...example, [UNKNOWN]: 1 }),
           status: 400,
@@ -198,6 +208,7 @@ function cases(): Case[] {
         out.push({
           name: `${label} without ${field}: 400 naming it`,
           ...request,
+          ...admitted(op),
           body: JSON.stringify(rest),
           status: 400,
           errors: [{ path: `body.${field}`, message: `must have required property '${field}'` }],
@@ -207,6 +218,7 @@ function cases(): Case[] {
         out.push({
           name: `${label} with ${field} of a wrong type: 400 naming it`,
           ...request,
+          ...admitted(op),
           body: JSON.stringify({ ...example, [field]: typeof value === "string" ? 12345 : "x" }),
           status: 400,
           errors: typeErrors(schema.properties?.[field], `body.${field}`),
@@ -249,6 +261,7 @@ function cases(): Case[] {
 describe("error answers on the wire, generated from the contract", () => {
   const service = useTestService({ TRUST_PROXY: "loopback" });
   const keys = new Map<string, string>();
+  let fullKey: string;
   let session: SignedIn;
   let bodyLimit: number;
   beforeAll(async () => {
@@ -258,6 +271,7 @@ describe("error answers on the wire, generated from the contract", () => {
       const granted = scopes.filter((scope) => !needed.split(" ").includes(scope));
       keys.set(needed, (await workspaceWithKey(service(), granted)).key);
     }
+    fullKey = (await workspaceWithKey(service(), scopes)).key;
     const email = uniqueEmail("wire");
     await registerAndVerify(service(), email);
     session = await signIn(service(), email);
@@ -266,6 +280,9 @@ describe("error answers on the wire, generated from the contract", () => {
   function send(item: Case): Promise<Response> {
     const headers = { ...item.headers };
     if (item.as === "session-without-csrf") headers.cookie = session.cookie;
+    else if (item.as && "caller" in item.as && item.as.caller === "SessionCookie") {
+      Object.assign(headers, { cookie: session.cookie, "x-csrf-token": session.csrf });
+    } else if (item.as && "caller" in item.as) headers.authorization = `Bearer ${fullKey}`;
     else if (item.as) headers.authorization = `Bearer ${keys.get(item.as.lacking.join(" "))}`;
     const body = typeof item.body === "function" ? item.body(bodyLimit) : item.body;
     return service().fetch(item.path, { method: item.method, headers, ...(body === undefined ? {} : { body }) });

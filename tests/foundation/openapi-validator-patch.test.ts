@@ -1,8 +1,9 @@
 /**
  * express-openapi-validator 5.6.2 as patches/express-openapi-validator+5.6.2.patch carries it, on the contract's own
  * document: each route's matcher compiled once, and one compiled validator per operation and body media type,
- * whatever the request's Content-Type adds. Both fail on the published package (27 compiles for every
- * `GET /v1/leads`; a new validator kept for every new Content-Type parameter).
+ * whatever the request's Content-Type adds; Express's `strict routing` honoured, which path-to-regexp 8 reads as
+ * `trailing: false`. All fail on the published package (27 compiles for every `GET /v1/leads`; a new validator kept
+ * for every new Content-Type parameter; `/v1/leads/` matched as `/v1/leads` whatever the setting).
  */
 import type { Server } from "node:http";
 import { createRequire } from "node:module";
@@ -24,6 +25,7 @@ const middlewares = require(join(dirname(validatorPath), "middlewares")) as {
 };
 
 let server: Server;
+let app: express.Express;
 let base: string;
 let compiles = 0;
 let requestValidator: { middlewareCache: Record<string, unknown> } | undefined;
@@ -47,7 +49,7 @@ beforeAll(async () => {
     middlewares.RequestValidator.prototype.validate = validate;
   });
 
-  const app = express();
+  app = express();
   app.use(express.json({ type: ["application/json", "application/*+json"] }));
   app.use(
     OpenApiValidator.middleware({
@@ -107,5 +109,16 @@ describe("express-openapi-validator, as patches/ carries it", () => {
     // Still validated by the same schema: a wrong body under a parameterised type is refused.
     expect(await post("application/json; charset=utf-8", { name: 42 })).toBe(400);
     expect(await post(`application/json; x=${Math.random()}`, { name: 42 })).toBe(400);
+  });
+
+  it("refuses a trailing slash under Express's strict routing, and takes it otherwise", async () => {
+    try {
+      app.set("strict routing", true);
+      expect(await get("/v1/leads")).toBe(200);
+      expect(await get("/v1/leads/")).toBe(404);
+    } finally {
+      app.set("strict routing", false);
+    }
+    expect(await get("/v1/leads/")).toBe(200);
   });
 });

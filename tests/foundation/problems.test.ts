@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { workspaceWithKey } from "../helpers/accounts.ts";
 import { expectProblem } from "../helpers/problem.ts";
 import { useTestService } from "../helpers/service.ts";
 
@@ -31,7 +32,7 @@ const cases: Case[] = [
     name: "a wrong method, naming the allowed ones",
     path: "/v1/leads",
     init: { method: "PUT" },
-    want: { status: 405, code: "METHOD_NOT_ALLOWED", headers: { allow: /^(GET, POST|POST, GET)$/ } },
+    want: { status: 405, code: "METHOD_NOT_ALLOWED", headers: { allow: /^(GET, POST|POST, GET), HEAD$/ } },
   },
   {
     name: "a body that is not JSON",
@@ -110,16 +111,19 @@ describe("problem+json for every failure the HTTP layer catches", () => {
     expect(JSON.stringify(body.errors)).toContain("is_admin");
   });
 
+  // Past authentication, which comes first (api-router.ts): a key the operation admits.
+  const withKey = async () => ({
+    headers: { authorization: `Bearer ${(await workspaceWithKey(service(), ["leads:read"])).key}` },
+  });
+
   it("refuses a malformed id in a path", async () => {
-    const response = await service().fetch("/v1/leads/not-a-lead-id", {
-      headers: { authorization: "Bearer sk_test_x" },
-    });
+    const response = await service().fetch("/v1/leads/not-a-lead-id", await withKey());
     const body = await expectProblem(response, 400, "VALIDATION_FAILED");
     expect(JSON.stringify(body.errors)).toContain("lead_id");
   });
 
   it("refuses an unknown query parameter", async () => {
-    const response = await service().fetch("/v1/leads?limt=5", { headers: { authorization: "Bearer sk_test_x" } });
+    const response = await service().fetch("/v1/leads?limt=5", await withKey());
     await expectProblem(response, 400, "VALIDATION_FAILED");
   });
 

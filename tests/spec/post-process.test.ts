@@ -4,6 +4,9 @@ import { postProcess, withoutUnusedComponents } from "../../spec/scripts/post-pr
 const webhookOp = { operationId: "WebhookEvents_leadCaptured", "x-webhook": "lead.captured", responses: {} };
 const scopedOp = { operationId: "Leads_list", "x-required-scopes": ["leads:read"], security: [{ ApiKeyBearer: [] }] };
 
+/** The pattern of text PostgreSQL stores (post-process.ts). */
+const TEXT = "^[^\\u0000\\uD800-\\uDFFF]*$";
+
 describe("postProcess", () => {
   const cases = [
     {
@@ -85,7 +88,11 @@ describe("postProcess", () => {
         components: {
           schemas: {
             Attributes: { type: "object", additionalProperties: {} },
-            Closed: { type: "object", properties: { a: { type: "string" } }, unevaluatedProperties: false },
+            Closed: {
+              type: "object",
+              properties: { a: { type: "string", pattern: TEXT } },
+              unevaluatedProperties: false,
+            },
           },
         },
       },
@@ -148,6 +155,57 @@ describe("postProcess", () => {
         openapi: "3.1.0",
         paths: {},
         components: { schemas: { Lead: { type: "object", anyOf: [{ required: ["email"] }, { required: ["name"] }] } } },
+      },
+    },
+    {
+      name: "says in a pattern the text and the date-times the server stores, where no rule of its own says more",
+      given: {
+        openapi: "3.1.0",
+        paths: {},
+        components: {
+          schemas: {
+            Text: { type: "string" },
+            Id: { type: "string", pattern: "^lead_" },
+            Status: { type: "string", enum: ["new"] },
+            Email: { type: "string", format: "email" },
+            At: { type: "string", format: "date-time" },
+          },
+        },
+      },
+      want: {
+        openapi: "3.1.0",
+        paths: {},
+        components: {
+          schemas: {
+            Text: { type: "string", pattern: TEXT },
+            Id: { type: "string", pattern: "^lead_" },
+            Status: { type: "string", enum: ["new"] },
+            Email: { type: "string", format: "email" },
+            At: { type: "string", format: "date-time", pattern: expect.stringMatching(/^\^\(\?!0000\)/) },
+          },
+        },
+      },
+    },
+    {
+      name: "makes each branch of a nullable union nullable in 3.0, where nullable needs a type",
+      given: {
+        openapi: "3.0.0",
+        paths: {},
+        components: { schemas: { Scalar: { anyOf: [{ type: "number" }, { type: "boolean" }], nullable: true } } },
+      },
+      want: {
+        openapi: "3.0.0",
+        paths: {},
+        components: {
+          schemas: {
+            Scalar: {
+              anyOf: [
+                { type: "number", nullable: true },
+                { type: "boolean", nullable: true },
+              ],
+            },
+          },
+        },
       },
     },
   ];
@@ -240,6 +298,49 @@ describe("examples", () => {
       expect(example?.status).toBe(Number(status));
       expect(example?.title).toBe(catalog[example?.code as keyof typeof catalog].title);
     }
+  });
+
+  it("gives a 400 a named example of each refusal no schema says, with the request that meets it", () => {
+    const refusal = {
+      summary: "`cursor` with `after_sequence`",
+      query: "after_sequence=0&cursor=c",
+      errors: [{ path: "query.cursor", message: "cannot be combined with after_sequence" }],
+    };
+    const problem = { content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
+    const got = postProcess({
+      openapi: "3.1.0",
+      paths: {
+        "/v1/events": {
+          get: {
+            operationId: "Events_list",
+            parameters: [{ $ref: "#/components/parameters/ListQuery.cursor" }],
+            "x-refusals": [refusal],
+            responses: { "400": { description: "400.", ...problem } },
+          },
+        },
+      },
+    }) as { paths: Record<string, { get: Record<string, unknown> & { responses: Record<string, never> } }> };
+    const operation = got.paths["/v1/events"]?.get;
+    expect(operation?.["x-refusals"]).toBeUndefined();
+    const answer = operation?.responses["400"] as unknown as {
+      description: string;
+      content: Record<string, { examples: object }>;
+    };
+    const examples = answer.content["application/problem+json"]?.examples as Record<string, Record<string, unknown>>;
+    expect(Object.keys(examples)).toEqual([
+      "a_field_that_fails_its_schema",
+      "cursor_with_after_sequence",
+      "a_cursor_that_this_list_did_not_give",
+      "a_query_parameter_that_the_operation_does_not_list",
+    ]);
+    expect(examples.cursor_with_after_sequence).toMatchObject({
+      "x-request": { query: refusal.query },
+      value: { status: 400, code: "VALIDATION_FAILED", errors: refusal.errors },
+    });
+    expect(examples.a_cursor_that_this_list_did_not_give?.value).toMatchObject({ code: "INVALID_CURSOR" });
+    expect(answer.description).toBe(
+      "400. Refused beyond the schemas: `cursor` with `after_sequence`; a cursor that this list did not give; a query parameter that the operation does not list.",
+    );
   });
 
   it("gives a list's cursor no example: a tool would send it on every call", () => {

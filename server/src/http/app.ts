@@ -42,6 +42,9 @@ export function createApp(deps: AppDeps): express.Express {
   // Answers are not cached (no-store) and never validated by a client: an ETag would be hashing for nothing.
   app.set("etag", false);
   app.set("trust proxy", deps.config.trustProxy);
+  // `/v1/leads/` is not a path of the contract: the validator matches routes strictly (its patch passes this setting
+  // to path-to-regexp 8 as `trailing: false`), so a trailing slash is a 404 as any other unknown path.
+  app.set("strict routing", true);
   app.use(requestContext(requestContexts({ logger: deps.logger, metrics: deps.metrics })));
   // While the process drains (a SIGTERM), every answer asks its client to open its next connection elsewhere.
   const isShuttingDown = deps.isShuttingDown ?? (() => false);

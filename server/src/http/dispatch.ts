@@ -1,8 +1,14 @@
 /**
- * The last step of a contract operation on Express: express-openapi-validator has matched the request to its
- * operation (`req.openapi`) and checked its parameters and body (api-router.ts); this authenticates the caller by
- * the operation's security scheme, spends the caller's request budget, runs the operation's typed handler and sends
- * its reply with `res.json` (where the validator checks it against the contract, outside production).
+ * The contract's operations on Express, in two steps around express-openapi-validator's request check
+ * (api-router.ts):
+ *
+ * - `authenticate`, once the validator has matched the request to its operation (`req.openapi`) and before it checks
+ *   the body: the caller by the operation's security scheme, and its scope. An invalid key is a 401 and a read-only
+ *   key a 403 whatever the body holds: who may call is decided before what was sent (RFC 9110 §15.5.2: a 401 says the
+ *   request lacks valid credentials, which no better body would fix).
+ * - `dispatch`, once the request passed the contract check: spends the caller's request budget, runs the operation's
+ *   typed handler and sends its reply with `res.json` (where the validator checks it against the contract, outside
+ *   production).
  *
  * A read, or a write that takes no effect before the budget admits it (domain/idempotency/write-handler.ts), starts while the budget is checked
  * if the caller's last decision left room (budget.ts): one round trip less, and nothing written or read for a caller
@@ -55,9 +61,17 @@ interface Steps {
   handler: AnyHandler;
   /** A read (GET), or a write that waits for the budget's decision: it may start while the budget is checked. */
   early: boolean;
+  /** The query parameters of `type: integer`, written in decimal digits (storable.ts). */
+  integers: ReadonlySet<string>;
 }
 
-export function operationDispatcher(options: OperationsOptions): RequestHandler {
+/** The two steps of every operation (the file's header): each is an Express middleware. */
+export interface OperationSteps {
+  authenticate: RequestHandler;
+  dispatch: RequestHandler;
+}
+
+export function operationSteps(options: OperationsOptions): OperationSteps {
   const operations = listOperations(options.doc);
   const missing = operations.filter((operation) => !options.handlers[operation.operationId as OperationId]);
   if (missing.length > 0) {
@@ -73,21 +87,34 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
       authenticate: authenticator?.(operation),
       handler,
       early: operation.method === "get" || waitsForAdmission(handler),
+      integers: new Set(operation.integerQuery),
     });
   }
 
-  async function serve(req: MatchedRequest, res: Response): Promise<void> {
+  /** The matched operation's steps; the validator matched nothing it manages: no operation has this path. */
+  function matched(req: MatchedRequest): { openapi: NonNullable<MatchedRequest["openapi"]>; operation: Steps } {
     const openapi = req.openapi;
     const operation = openapi?.schema.operationId === undefined ? undefined : steps.get(openapi.schema.operationId);
-    // The validator matched nothing it manages: no operation of the contract has this path.
     if (!openapi || !operation) throw new AppError("ROUTE_NOT_FOUND");
+    return { openapi, operation };
+  }
+
+  async function authenticate(req: MatchedRequest, res: Response): Promise<void> {
+    const { openapi, operation } = matched(req);
     res.locals.route = openapi.expressRoute;
-    const checked = { params: openapi.pathParams, query: numbersAsWritten(req), body: req.body };
-    const { authenticate, handler, early } = operation;
+    if (operation.authenticate) res.locals.credentials = await operation.authenticate(req);
+  }
+
+  async function serve(req: MatchedRequest, res: Response): Promise<void> {
+    const { openapi, operation } = matched(req);
+    const checked = { params: openapi.pathParams, query: numbersAsWritten(req, operation.integers), body: req.body };
+    const { handler, early } = operation;
     const request = new RequestView(req);
+    const credentials = res.locals.credentials;
+    // An operation with a security scheme is never served without its caller (a router that skipped `authenticate`).
+    if (operation.authenticate && !credentials) throw new AppError("UNAUTHENTICATED");
     let reply: AnyReply;
-    if (authenticate) {
-      const credentials = await authenticate(req);
+    if (credentials) {
       // The session budget is decided by the route's template: a path's spelling (`/API/…`) cannot skip it.
       const spent = options.budget.spend(credentials.principal, openapi.expressRoute);
       // When the caller's last decision left room (budget.ts), a read, or a write that takes no effect before the
@@ -109,8 +136,13 @@ export function operationDispatcher(options: OperationsOptions): RequestHandler 
     send(res, reply);
   }
 
-  return function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
-    serve(req, res).catch(next);
+  return {
+    authenticate: function authenticateOperation(req: Request, res: Response, next: NextFunction): void {
+      authenticate(req, res).then(() => next(), next);
+    },
+    dispatch: function dispatchOperation(req: Request, res: Response, next: NextFunction): void {
+      serve(req, res).catch(next);
+    },
   };
 }
 

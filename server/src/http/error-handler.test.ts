@@ -63,8 +63,9 @@ describe("toAppError", () => {
     expect(error.errors).toEqual([{ path: "body.email", message: "must match format" }]);
   });
 
-  it("sets Allow on 405 from the validator's list", () => {
-    expect(toAppError({ status: 405, headers: { Allow: "get, post" } }).headers).toEqual({ Allow: "GET, POST" });
+  it("sets Allow on 405 from the validator's list, with HEAD wherever GET is", () => {
+    expect(toAppError({ status: 405, headers: { Allow: "get, post" } }).headers).toEqual({ Allow: "GET, POST, HEAD" });
+    expect(toAppError({ status: 405, headers: { Allow: "post" } }).headers).toEqual({ Allow: "POST" });
   });
 });
 
@@ -84,6 +85,17 @@ describe("fieldPath", () => {
 
 describe("fieldErrors", () => {
   it.each([
+    {
+      given: [
+        { path: "/body/email", message: 'must match format "email"', errorCode: "format.openapi.validation" },
+        { path: "/body/email", message: 'must match pattern "^[^@]{1,64}@"', errorCode: "pattern.openapi.validation" },
+        { path: "/body/name", message: 'must match pattern "^a"', errorCode: "pattern.openapi.validation" },
+      ],
+      want: [
+        { path: "body.email", message: 'must match format "email"' },
+        { path: "body.name", message: 'must match pattern "^a"' },
+      ],
+    },
     {
       given: [
         {

@@ -59,10 +59,14 @@ export function fieldErrors(items: readonly ValidatorItem[]): FieldError[] {
   const anyOfPaths = new Set(items.filter((item) => keyword(item) === "anyOf").map((item) => fieldPath(item.path)));
   const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf(".")));
   const alternatives = new Map<string, string[]>();
+  // A value that fails its format fails the pattern beside it too (the documents write what the server stores in both:
+  // an e-mail's local part, a date-time's range): the format's message says it once.
+  const formats = new Set(items.filter((item) => keyword(item) === "format").map((item) => fieldPath(item.path)));
   const out: FieldError[] = [];
   for (const item of items) {
     const path = fieldPath(item.path);
     const kind = keyword(item);
+    if (kind === "pattern" && formats.has(path)) continue;
     if (kind === "required" && anyOfPaths.has(parentOf(path))) {
       const list = alternatives.get(parentOf(path)) ?? [];
       list.push(path.slice(parentOf(path).length + 1));
@@ -133,6 +137,12 @@ export function toAppError(error: unknown): AppError {
     case "entity.too.large":
       return new AppError("PAYLOAD_TOO_LARGE", { cause: error });
     case "encoding.unsupported":
+      // RFC 9110 §15.5.16: a 415 for a content coding names the codings taken, in Accept-Encoding (§12.5.3).
+      return new AppError("UNSUPPORTED_MEDIA_TYPE", {
+        detail: "Send the body without a Content-Encoding: no content coding is accepted.",
+        headers: { "Accept-Encoding": "identity" },
+        cause: error,
+      });
     case "charset.unsupported":
       return new AppError("UNSUPPORTED_MEDIA_TYPE", { detail: http.message, cause: error });
   }
@@ -146,10 +156,9 @@ export function toAppError(error: unknown): AppError {
     case 405: {
       const allow = http.headers?.Allow ?? http.headers?.allow;
       const list = Array.isArray(allow) ? allow : typeof allow === "string" ? allow.split(",") : [];
-      const methods = list
-        .map((method) => String(method).trim().toUpperCase())
-        .filter(Boolean)
-        .join(", ");
+      const listed = list.map((method) => String(method).trim().toUpperCase()).filter(Boolean);
+      // Every GET answers HEAD too (api-router.ts, RFC 9110 §9.3.2), which the document does not list.
+      const methods = (listed.includes("GET") ? [...listed, "HEAD"] : listed).join(", ");
       return new AppError("METHOD_NOT_ALLOWED", {
         ...(methods ? { headers: { Allow: methods } } : {}),
         cause: error,

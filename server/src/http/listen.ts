@@ -7,6 +7,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
+import { clientErrorAnswer } from "./client-error.ts";
 
 /**
  * Idle keep-alive connections stay open longer than the load balancers' and clients' own idle timeouts (60 s is
@@ -29,6 +30,8 @@ export async function listen(
 ): Promise<HttpListener> {
   let draining = false;
   const listening = createServer(app(() => draining));
+  // Requests that Node's parser refuses are answered as every other: Request-Id and a problem (client-error.ts).
+  listening.on("clientError", clientErrorAnswer(logger));
   const server = await new Promise<Server>((resolve, reject) => {
     listening.once("error", reject);
     listening.listen(config.port, config.host, () => {

@@ -41,6 +41,8 @@ export interface OperationSpec {
   schemes: string[];
   /** `x-required-scopes` of `/v1` operations. */
   scopes: string[];
+  /** The query parameters whose schema is `type: integer`. */
+  integerQuery: string[];
 }
 
 /** Every operation of the document's `paths`, in document order. */
@@ -50,7 +52,12 @@ export function listOperations(doc: Record<string, unknown>): OperationSpec[] {
   for (const [path, item] of Object.entries(paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method] as
-        | { operationId?: string; security?: Record<string, string[]>[]; "x-required-scopes"?: string[] }
+        | {
+            operationId?: string;
+            security?: Record<string, string[]>[];
+            "x-required-scopes"?: string[];
+            parameters?: Record<string, unknown>[];
+          }
         | undefined;
       if (!operation?.operationId) continue;
       const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
@@ -60,8 +67,21 @@ export function listOperations(doc: Record<string, unknown>): OperationSpec[] {
         path,
         schemes,
         scopes: operation["x-required-scopes"] ?? [],
+        integerQuery: (operation.parameters ?? [])
+          .map((parameter) => resolved(doc, parameter))
+          .filter((parameter) => parameter.in === "query" && resolved(doc, parameter.schema).type === "integer")
+          .map((parameter) => String(parameter.name)),
       });
     }
   }
   return operations;
+}
+
+/** A node of the document, its `$ref` followed (to `#/components/…`). */
+function resolved(doc: Record<string, unknown>, node: unknown): Record<string, unknown> {
+  const value = (node ?? {}) as Record<string, unknown>;
+  if (typeof value.$ref !== "string") return value;
+  const [, , group, name] = value.$ref.split("/");
+  const components = (doc.components ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  return resolved(doc, components[group as string]?.[name as string]);
 }

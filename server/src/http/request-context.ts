@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { newId } from "../lib/ids.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import type { Credentials } from "./authenticate.ts";
 
 declare global {
   namespace Express {
@@ -16,6 +17,10 @@ declare global {
       log: Logger;
       /** The route template once the request is matched to an operation: the metric's label, never the raw path. */
       route?: string;
+      /** Who calls, once the operation's security scheme admitted the request (dispatch.ts). */
+      credentials?: Credentials;
+      /** A HEAD request, checked and served as the GET it mirrors (api-router.ts). */
+      head?: boolean;
     }
   }
 }

@@ -3,13 +3,13 @@
  * request's schema takes as open objects so that one bad item fails alone. What PostgreSQL cannot store is checked
  * first, as for a whole body (storable.ts). The schema is the contract's component
  * (no copy of it here), checked by Ajv as the contract check checks bodies (express-openapi-validator's engine, with
- * its `date-time` rule), and its errors are told as the contract check's are (`fieldErrors`).
+ * its formats: contract-formats.ts), and its errors are told as the contract check's are (`fieldErrors`).
  */
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import type { SchemaCheck } from "../domain/batch-upsert.ts";
+import { addContractFormats } from "./contract-formats.ts";
 import { fieldErrors } from "./error-handler.ts";
-import { isStorableDateTime, unstorableFields } from "./storable.ts";
+import { unstorableFields } from "./storable.ts";
 
 const CONTRACT_ID = "https://service.invalid/contract";
 
@@ -20,8 +20,7 @@ const CONTRACT_ID = "https://service.invalid/contract";
  */
 export function schemaCheck(doc: Record<string, unknown>, name: string): SchemaCheck {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
-  addFormats.default(ajv);
-  ajv.addFormat("date-time", { type: "string", validate: isStorableDateTime });
+  addContractFormats(ajv);
   ajv.addSchema({ $id: CONTRACT_ID, components: (doc as { components: unknown }).components });
   const validate = ajv.compile({ $ref: `${CONTRACT_ID}#/components/schemas/${name}` });
   return (value, path) => {

@@ -8,6 +8,12 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description A custom attribute's value: any JSON nesting at most 5 levels of objects or arrays. JSON Schema has no depth
+         *     keyword, so the limit is said by structure: each level's containers hold the level below, the deepest only scalars.
+         *     (`x-max-depth` says it in one number; the generated TypeScript types read it as `unknown`.)
+         */
+        AttributeValue: unknown;
+        /**
          * @description Who wrote a message.
          * @enum {string}
          */
@@ -206,7 +212,7 @@ export interface components {
         };
         /**
          * Format: email
-         * @description An e-mail address.
+         * @description An e-mail address, its local part at most 64 characters (RFC 5321 §4.5.3.1.1).
          */
         EmailAddress: string;
         /** @description Any event. */
@@ -254,7 +260,7 @@ export interface components {
             tags: components["schemas"]["Tag"][];
             /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
             custom_attributes: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["AttributeValue"];
             };
             /** @description Your own id for this lead, unique in the workspace. */
             external_id: string | null;

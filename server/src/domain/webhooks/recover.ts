@@ -87,6 +87,13 @@ export async function startRecovery(
   const { now, through } = clock[0] as { now: Date; through: string };
   const since = instantOf(input.since);
   const until = input.until === undefined ? now : instantOf(input.until);
+  // The field named is one the client sent: without `until` the window ends now, and it is `since` that is wrong.
+  if (until.getTime() <= since.getTime() && input.until === undefined) {
+    throw new AppError("VALIDATION_FAILED", {
+      detail: "`since` must be before now: without `until`, the window ends now.",
+      errors: [{ path: "body.since", message: "must be before now (without until, the window ends now)" }],
+    });
+  }
   if (until.getTime() <= since.getTime()) {
     throw new AppError("VALIDATION_FAILED", {
       detail: "`until` must be after `since`.",
