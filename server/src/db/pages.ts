@@ -1,6 +1,6 @@
 /**
  * Keyset pages, newest first, scoped to a workspace. The SQL text is built only from the fixed fragments that the
- * stores pass (column names, operators); every value is a parameter.
+ * stores pass (column names, operators) and the page's row count (`rowLimit`); every value is a parameter.
  */
 import { hash } from "node:crypto";
 import type pg from "pg";
@@ -34,8 +34,7 @@ async function fetchPage<Row>(db: Queryable, query: PageQuery): Promise<Row[]> {
     values.push(query.after);
     conditions.push(`id < $${values.length}`);
   }
-  values.push(query.limit + 1);
-  const text = `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`;
+  const text = `${query.select} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT ${rowLimit(query.limit + 1)}`;
   const { rows } = await db.query<Row & pg.QueryResultRow>({
     name: statementName(text),
     text,
@@ -114,12 +113,26 @@ export async function findInWorkspace<Row>(
   return rows[0];
 }
 
-/** The names given so far, by text: the texts are a fixed set (each store's filters, each present or not). */
+/**
+ * A row count written into a statement's text. PostgreSQL cannot keep one plan for `LIMIT $n`: its generic plan
+ * guesses the count as a tenth of the table, which always costs more than a plan made for the value, so it plans the
+ * statement anew on every call. Written as a literal, each count is a statement of its own that it plans once per
+ * connection. Only an integer is ever written.
+ */
+export function rowLimit(count: number): string {
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`row limit ${count} is not a positive integer`);
+  return String(count);
+}
+
+/**
+ * The names given so far, by text: the texts are a fixed set (each store's filters, each present or not, and each
+ * page size the contract allows).
+ */
 const statementNames = new Map<string, string>();
 
 /**
  * A name for a prepared statement: pg prepares a named statement once per connection, so PostgreSQL stops parsing
- * and planning the same list query on every call. Each filter combination is one text, so one statement.
+ * and planning the same list query on every call. Each filter combination and page size is one text, so one statement.
  */
 function statementName(text: string): string {
   let name = statementNames.get(text);

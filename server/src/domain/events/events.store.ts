@@ -1,7 +1,7 @@
 /** All SQL of events: the outbox a change writes to, the sequencer's pass, and the reads. */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
-import { findInWorkspace, listPage, type PageParams } from "../../db/pages.ts";
+import { findInWorkspace, listPage, type PageParams, rowLimit } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
@@ -126,12 +126,12 @@ export async function streamRows(
   filters: EventFilters,
 ): Promise<EventRow[]> {
   const { rows } = await db.query<EventRow>({
-    name: `stream-events${filters.type ? "-type" : ""}${filters.created_after ? "-since" : ""}`,
+    name: `stream-events-${rowLimit(limit + 1)}${filters.type ? "-type" : ""}${filters.created_after ? "-since" : ""}`,
     text: `SELECT * FROM events WHERE workspace_id = $1 AND sequence > $2
-             ${filters.type ? "AND type = $4" : "AND $4::text IS NULL"}
-             ${filters.created_after ? "AND created_at >= $5" : "AND $5::text IS NULL"}
-            ORDER BY sequence LIMIT $3`,
-    values: [workspaceId, after, limit + 1, filters.type ?? null, filters.created_after ?? null],
+             ${filters.type ? "AND type = $3" : "AND $3::text IS NULL"}
+             ${filters.created_after ? "AND created_at >= $4" : "AND $4::text IS NULL"}
+            ORDER BY sequence LIMIT ${rowLimit(limit + 1)}`,
+    values: [workspaceId, after, filters.type ?? null, filters.created_after ?? null],
   });
   return rows;
 }
