@@ -133,7 +133,7 @@ async function startParts(config: Config, logger: Logger, role: Role, parts: Sta
   const keys = parts.add(await createApiKeyCache({ pool: db.pool, settings: db.settings, logger }), (cache) =>
     cache.stop(),
   );
-  const sequencer = parts.add(startSequencer({ pool: db.pool, logger, onSequenced: deliveryFanOut(queue) }), (s) =>
+  const sequencer = parts.add(startSequencer({ pool: db.passPool, logger, onSequenced: deliveryFanOut(queue) }), (s) =>
     s.stop(),
   );
   parts.add(

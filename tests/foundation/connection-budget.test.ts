@@ -28,13 +28,13 @@ describe("the connection budget at start", () => {
     );
     try {
       const line = server.logs.find((log) => String(log.msg).startsWith("PostgreSQL connections"));
-      // Two API processes and a worker share 12 (cluster.ts), plus the primary's one; 3 × 5 for pg-boss;
-      // LISTEN: 3 per API process, 2 for the worker.
+      // Two API processes and a worker share 12 (cluster.ts), each has its sequencer's one, plus the primary's one;
+      // 3 × 5 for pg-boss; LISTEN: 3 per API process, 2 for the worker.
       expect(line).toMatchObject({
-        pools: 13,
+        pools: 16,
         queues: 15,
         listeners: 8,
-        total: 36,
+        total: 39,
         max_connections: expect.any(Number),
       });
     } finally {
@@ -45,7 +45,7 @@ describe("the connection budget at start", () => {
   it("refuses a configuration that could never fit, saying what to change", async () => {
     const started = runServer(["api"], bareEnv({ DATABASE_URL: database.url, PORT: "0", DB_POOL_MAX: "500" }));
     await expect(started).rejects.toThrow(
-      /server exited with 1\ncannot start: this host would open up to 508 PostgreSQL connections \(pools 500, pg-boss 5, LISTEN 3\), more than the server ever allows \(max_connections \d+.*lower DB_POOL_MAX or WEB_CONCURRENCY, or raise max_connections/,
+      /server exited with 1\ncannot start: this host would open up to 509 PostgreSQL connections \(pools 501, pg-boss 5, LISTEN 3\), more than the server ever allows \(max_connections \d+.*lower DB_POOL_MAX or WEB_CONCURRENCY, or raise max_connections/,
     );
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL connections a host of the service opens at most, said at start, and a start refused when they cannot
- * fit beside what the server already serves. Per process: its share of `DB_POOL_MAX` (cluster.ts), pg-boss's own pool
+ * fit beside what the server already serves. Per process: its share of `DB_POOL_MAX` (cluster.ts) and its sequencer's
+ * connection (PASS_POOL_MAX, database.ts), pg-boss's own pool
  * (QUEUE_POOL_MAX, queue.ts) and its LISTEN connections: the API key cache's in every process; an API process's
  * change-stream waiters and cleared limits; a worker's pg-boss wake-ups.
  *
@@ -14,10 +15,12 @@ import type { Logger } from "pino";
 
 /** pg-boss's pool in each process (queue.ts passes it as `max`). */
 export const QUEUE_POOL_MAX = 5;
+/** The sequencer's pool in each process (database.ts). */
+export const PASS_POOL_MAX = 1;
 const LISTENERS = { api: 3, worker: 2, both: 4 } as const;
 
 export interface ConnectionPlan {
-  /** The service pools' connections (their `max`, summed). */
+  /** The service pools' connections (their `max`, and each process's sequencer's, summed). */
   pools: number;
   /** pg-boss's pools. */
   queues: number;
@@ -31,7 +34,7 @@ export interface ConnectionPlan {
  * them (a cluster's primary keeps the one it migrated with).
  */
 export function connectionPlan(processes: readonly { role: keyof typeof LISTENERS; pool: number }[], extra = 0) {
-  const pools = processes.reduce((sum, process) => sum + process.pool, 0) + extra;
+  const pools = processes.reduce((sum, process) => sum + process.pool + PASS_POOL_MAX, 0) + extra;
   const queues = processes.length * QUEUE_POOL_MAX;
   const listeners = processes.reduce((sum, process) => sum + LISTENERS[process.role], 0);
   return { pools, queues, listeners, total: pools + queues + listeners } satisfies ConnectionPlan;

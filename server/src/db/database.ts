@@ -10,6 +10,7 @@
 import pg from "pg";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
+import { PASS_POOL_MAX } from "./connection-budget.ts";
 import { startEmbeddedPostgres } from "./embedded.ts";
 import { useFastTimestamps } from "./timestamps.ts";
 
@@ -32,6 +33,11 @@ export interface ConnectionSettings {
 
 export interface Database {
   readonly pool: pg.Pool;
+  /**
+   * The sequencer's own connection (a pool of one, opened at the first pass): every write waits for a pass, so a pass
+   * must never queue for a connection behind the requests that wait for it.
+   */
+  readonly passPool: pg.Pool;
   readonly url: string;
   readonly settings: ConnectionSettings;
   readonly embedded: boolean;
@@ -105,13 +111,15 @@ export async function openDatabase(config: DatabaseConfig, logger: Logger): Prom
   if (url === undefined) throw new Error("no database");
   const settings = connectionSettings(url, config);
   const pool = createPool(settings, { max: config.dbPoolMax, logger, name: "service" });
+  const passPool = createPool(settings, { max: PASS_POOL_MAX, logger, name: "service-sequencer" });
   return {
     pool,
+    passPool,
     url,
     settings,
     embedded: embedded !== undefined,
     async close() {
-      await endPool(pool, config.dbConnectTimeoutMs);
+      await Promise.all([endPool(pool, config.dbConnectTimeoutMs), endPool(passPool, config.dbConnectTimeoutMs)]);
       await embedded?.stop();
     },
   };
