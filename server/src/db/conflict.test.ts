@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isRetryableConflict } from "./conflict.ts";
+import { isRetryableConflict, retryConflicts } from "./conflict.ts";
 
 describe("isRetryableConflict", () => {
   it.each([
@@ -12,5 +12,37 @@ describe("isRetryableConflict", () => {
     ["no error at all", undefined, false],
   ])("%s: %s", (_name, error, want) => {
     expect(isRetryableConflict(error)).toBe(want);
+  });
+});
+
+describe("retryConflicts", () => {
+  it("runs a transaction that a deadlock ended again, and gives its result", async () => {
+    let runs = 0;
+    const result = await retryConflicts(async () => {
+      runs++;
+      if (runs < 3) throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
+      return "saved";
+    });
+    expect({ result, runs }).toEqual({ result: "saved", runs: 3 });
+  });
+
+  it("throws any other failure at once", async () => {
+    let runs = 0;
+    const failing = retryConflicts(async () => {
+      runs++;
+      throw Object.assign(new Error("duplicate key"), { code: "23505" });
+    });
+    await expect(failing).rejects.toThrow("duplicate key");
+    expect(runs).toBe(1);
+  });
+
+  it("throws the conflict after 5 runs", async () => {
+    let runs = 0;
+    const failing = retryConflicts(async () => {
+      runs++;
+      throw Object.assign(new Error("could not serialize access"), { code: "40001" });
+    });
+    await expect(failing).rejects.toThrow("could not serialize access");
+    expect(runs).toBe(5);
   });
 });

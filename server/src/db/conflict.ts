@@ -18,3 +18,27 @@ export function isRetryableConflict(error: unknown): boolean {
   if (typeof code === "string" && CONFLICT_SQLSTATES.has(code)) return true;
   return cause !== undefined && cause !== error && isRetryableConflict(cause);
 }
+
+/** How many times `retryConflicts` runs a transaction that a conflict ended, the first run included. */
+const CONFLICT_RUNS = 5;
+/** The most a retry waits before it runs again, in milliseconds, jittered: the write it met commits meanwhile. */
+const CONFLICT_BACKOFF_MS = 50;
+
+/**
+ * Runs `transaction` again while a retryable conflict ends it, up to CONFLICT_RUNS times in all, after a short random
+ * wait; any other failure, or the last conflict, is thrown. `transaction` must be a whole transaction (its work undone
+ * by the conflict), such as a `withTransaction` call.
+ *
+ * @example
+ * await retryConflicts(() => withTransaction(pool, (client) => saveOutcomes(client, outcomes)));
+ */
+export async function retryConflicts<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let run = 1; ; run++) {
+    try {
+      return await transaction();
+    } catch (error) {
+      if (run >= CONFLICT_RUNS || !isRetryableConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * CONFLICT_BACKOFF_MS * run));
+    }
+  }
+}
