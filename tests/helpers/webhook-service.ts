@@ -2,7 +2,7 @@
  * The service as its own process (NODE_EXTRA_CA_CERTS must be set at start) on a fresh database, with a local HTTPS
  * receiver whose CA it trusts, for tests of deliveries end to end.
  */
-import { createClient, type ServiceClient } from "@service/sdk";
+import { type ClientOptions, createClient, type ServiceClient } from "@service/sdk";
 import pg from "pg";
 import { createApiKey, createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { createTestDatabase } from "./database.ts";
@@ -16,8 +16,8 @@ export interface WebhookService {
   /** A pool on the service's database, for what a test sets or reads there directly. */
   pool: pg.Pool;
   databaseUrl: string;
-  /** A new workspace and an SDK client with an API key of every scope. */
-  newClient(): Promise<ServiceClient>;
+  /** A new workspace and an SDK client with an API key of every scope (`options`: the client's, e.g. no retries). */
+  newClient(options?: Partial<ClientOptions>): Promise<ServiceClient>;
   stop(): Promise<void>;
 }
 
@@ -45,7 +45,7 @@ export async function startWebhookService(env: Record<string, string>): Promise<
     receiver,
     pool,
     databaseUrl: database.url,
-    async newClient() {
+    async newClient(options = {}) {
       const workspace = await createWorkspace(pool, {
         name: "Hooks",
         ownerEmail: `hooks.${Date.now()}.${Math.random()}@example.com`,
@@ -55,7 +55,7 @@ export async function startWebhookService(env: Record<string, string>): Promise<
         name: "e2e",
         scopes: ALL_SCOPES,
       });
-      return createClient({ apiKey: key, baseUrl: server.url });
+      return createClient({ apiKey: key, baseUrl: server.url, ...options });
     },
     async stop() {
       await pool.end();

@@ -46,6 +46,16 @@ describe("toAppError", () => {
       given: { code: "23503", constraint: "api_keys_workspace_id_fkey" },
       want: { code: "INTERNAL_ERROR" },
     },
+    {
+      name: "a deadlock as a retryable 503",
+      given: { code: "40P01" },
+      want: { code: "WRITE_CONFLICT", status: 503, headers: { "Retry-After": "1" } },
+    },
+    {
+      name: "a lock not available in time as a retryable 503",
+      given: { code: "55P03" },
+      want: { code: "WRITE_CONFLICT", status: 503, headers: { "Retry-After": "1" } },
+    },
     { name: "anything else", given: new TypeError("boom"), want: { code: "INTERNAL_ERROR", status: 500 } },
     { name: "a thrown string", given: "boom", want: { code: "INTERNAL_ERROR" } },
   ];

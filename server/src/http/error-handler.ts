@@ -6,11 +6,14 @@
 import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "pino";
+import { isRetryableConflict } from "../db/conflict.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { AppError, type FieldError, toProblem } from "../errors.ts";
 
 /** How long a client is asked to wait when the database is unavailable (RFC 9110 §10.2.3). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+/** How long a client is asked to wait after a write conflict: the write it met commits within milliseconds. */
+const CONFLICT_RETRY_AFTER_SECONDS = 1;
 
 interface HttpLikeError {
   status?: number;
@@ -118,6 +121,13 @@ function goneReference(error: unknown): AppError | undefined {
 /** Maps any thrown value to an AppError. Pure: the table of what becomes which code lives here. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isRetryableConflict(error)) {
+    return new AppError("WRITE_CONFLICT", {
+      detail: "A concurrent write to the same objects went first and this one was undone whole; retry it.",
+      headers: { "Retry-After": String(CONFLICT_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
+  }
   if (isDatabaseUnavailable(error)) {
     return new AppError("SERVICE_UNAVAILABLE", {
       detail: "The database is not answering; retry after the time in Retry-After.",
@@ -185,6 +195,8 @@ function answerError(
   if (appError.code === "SERVICE_UNAVAILABLE") {
     // An outage answers every request this way: one warning each, not an error each.
     context.log.warn({ err: error, code: appError.code }, "request refused: a dependency is unavailable");
+  } else if (appError.code === "WRITE_CONFLICT") {
+    context.log.warn({ err: error, code: appError.code }, "request refused: a concurrent write went first");
   } else if (appError.status >= 500) {
     context.log.error({ err: error, code: appError.code }, "request failed");
   } else {

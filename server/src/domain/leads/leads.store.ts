@@ -1,5 +1,6 @@
 /** All SQL of leads. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
+import { lockMatchKeys } from "../../db/match-locks.ts";
 import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { WIRE_TIMESTAMPS } from "../../db/timestamps.ts";
@@ -91,7 +92,9 @@ export function findLeadRow(db: Queryable, workspaceId: string, id: string): Pro
 }
 
 /**
- * The leads whose `external_id`, or e-mail address in any case, is one of `values`, locked until the transaction ends.
+ * The leads whose `external_id`, or e-mail address in any case, is one of `values`, locked until the transaction ends,
+ * after the match locks of `values` (db/match-locks.ts): a concurrent batch with one of them waits until this one ends,
+ * then finds what it created.
  * They are found and locked through the index of what they match on, in its order, so that two batches lock the leads
  * they share in the same order; and the statement is planned for its values each time (unnamed): a plan kept for any
  * values scanned a workspace's leads in id order instead.
@@ -106,6 +109,8 @@ export async function lockMatchingLeadRows(
     matchOn === "external_id"
       ? "external_id IS NOT NULL AND external_id = ANY($2::text[])"
       : "lower(email) = ANY(ARRAY(SELECT lower(v) FROM unnest($2::text[]) v))";
+  const normal = matchOn === "email" ? "lower" : "exact";
+  await lockMatchKeys(db, { kind: "lead", workspaceId, field: matchOn, normal }, values);
   const { rows } = await db.query<LeadRow>({
     text: `SELECT * FROM leads WHERE workspace_id = $1 AND ${where} FOR UPDATE`,
     values: [workspaceId, values],

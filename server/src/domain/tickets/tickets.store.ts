@@ -1,5 +1,6 @@
 /** All SQL of tickets and their per-workspace numbers. Every statement is scoped to a workspace. */
 import type { components } from "@service/spec/schema";
+import { lockMatchKeys } from "../../db/match-locks.ts";
 import { findInWorkspace, isUniqueViolation, listPage, type PageParams, updateRow } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
@@ -117,12 +118,16 @@ export function findTicketRow(db: Queryable, workspaceId: string, id: string): P
   return findInWorkspace<TicketRow>(db, "tickets", workspaceId, id, () => ticketNotFound(id));
 }
 
-/** The tickets whose `external_id` is one of `externalIds`, locked until the transaction ends (a batch matches them). */
+/**
+ * The tickets whose `external_id` is one of `externalIds`, locked until the transaction ends (a batch matches them),
+ * after the match locks of `externalIds` (db/match-locks.ts), as a lead batch's.
+ */
 export async function lockTicketRowsByExternalId(
   db: Queryable,
   workspaceId: string,
   externalIds: readonly string[],
 ): Promise<TicketRow[]> {
+  await lockMatchKeys(db, { kind: "ticket", workspaceId, field: "external_id", normal: "exact" }, externalIds);
   const { rows } = await db.query<TicketRow>({
     text: `SELECT * FROM tickets WHERE workspace_id = $1 AND external_id IS NOT NULL AND external_id = ANY($2::text[])
             ORDER BY external_id FOR UPDATE`,

@@ -12,7 +12,7 @@ import { firstIdAt, newId } from "../../lib/ids.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
 import * as store from "./deliveries.store.ts";
 import { enqueueFirstAttempts } from "./delivery-jobs.ts";
-import { getWebhook as getWebhookRow } from "./webhooks.service.ts";
+import { getWebhook as getWebhookRow, lockWebhook } from "./webhooks.service.ts";
 
 export type Delivery = components["schemas"]["Delivery"];
 /** The envelope as the contract defines it (the events module builds it; this one only sends it). */
@@ -106,6 +106,7 @@ export async function redeliver(
   webhookId: string,
   id: string,
 ): Promise<Delivery> {
+  await lockWebhook(db, workspaceId, webhookId, "change");
   const original = await store.findSentEvent(db, workspaceId, webhookId, id);
   if (!original) throw new AppError("DELIVERY_NOT_FOUND", { detail: `No delivery ${id} for this subscription.` });
   const again = newId("delivery");

@@ -248,6 +248,7 @@ export async function giveUp(db: Queryable, deliveryId: string, attempt: number)
  * duplicate) is skipped. Returns the number written.
  */
 export async function saveOutcomes(db: Queryable, outcomes: readonly Outcome[]): Promise<number> {
+  if (outcomes.length === 0) return 0;
   const rows = outcomes.map(({ deliveryId, webhookId, attempt, next, health }) => ({
     delivery_id: deliveryId,
     attempt: attempt.number,
@@ -262,6 +263,13 @@ export async function saveOutcomes(db: Queryable, outcomes: readonly Outcome[]):
     webhook_id: webhookId,
     health,
   }));
+  // The subscriptions first, in id order, with the lock their health update takes (the lock order of
+  // docs/webhook-deliveries.md): save_attempt_outcomes() updates each delivery before its subscription.
+  await db.query({
+    name: "lock-outcome-webhooks",
+    text: "SELECT 1 FROM webhooks WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE",
+    values: [[...new Set(outcomes.map((outcome) => outcome.webhookId))]],
+  });
   const { rows: result } = await db.query<{ written: number }>({
     name: "record-delivery-outcomes",
     text: "SELECT save_attempt_outcomes($1::jsonb, $2) AS written",

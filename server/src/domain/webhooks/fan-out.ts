@@ -13,6 +13,7 @@ import type { SequencedRow } from "../events/events.store.ts";
 import type { OnSequenced } from "../events/sequencer.ts";
 import { insertEventDeliveries } from "./deliveries.store.ts";
 import { enqueueFirstAttempts } from "./delivery-jobs.ts";
+import { holdWebhooks } from "./webhooks.store.ts";
 
 /**
  * @example
@@ -35,10 +36,14 @@ export async function deliverEvents(
   /** The priority of the first event's deliveries, one less for each event after it (a recovery's order). */
   firstPriority?: number,
 ): Promise<number> {
+  // The subscriptions before their deliveries and pace (the lock order); one deleted since the event was numbered gets
+  // nothing.
+  const live = await holdWebhooks(db, [...new Set(events.flatMap((event) => event.webhook_ids))].sort());
   const deliveries = events.flatMap((event) => {
-    if (event.webhook_ids.length === 0) return [];
+    const webhookIds = event.webhook_ids.filter((webhookId) => live.has(webhookId));
+    if (webhookIds.length === 0) return [];
     const payload = JSON.stringify(toEvent(event));
-    return event.webhook_ids.map((webhookId) => ({
+    return webhookIds.map((webhookId) => ({
       workspaceId: event.workspace_id,
       webhookId,
       eventId: event.id,

@@ -28,6 +28,7 @@ import { enqueueAttempts } from "./delivery-jobs.ts";
 import { deliverEvents } from "./fan-out.ts";
 import { throttleOf } from "./throttle.ts";
 import { lockWebhook } from "./webhooks.service.ts";
+import { holdWebhooks } from "./webhooks.store.ts";
 
 type WebhookRecovery = components["schemas"]["WebhookRecovery"];
 type WebhookRecoverRequest = components["schemas"]["WebhookRecoverRequest"];
@@ -79,7 +80,7 @@ export async function startRecovery(
   webhookId: string,
   input: WebhookRecoverRequest,
 ): Promise<WebhookRecovery> {
-  const webhook = await lockWebhook(db, workspaceId, webhookId);
+  const webhook = await lockWebhook(db, workspaceId, webhookId, "change");
   const { rows: clock } = await db.query<{ now: Date; through: string }>(
     `SELECT now(), coalesce((SELECT last_sequence FROM event_sequences WHERE workspace_id = $1), 0)::text AS through`,
     [workspaceId],
@@ -139,6 +140,8 @@ export async function startRecovery(
 
 /** Reopens the next chunk of failed deliveries, oldest first, with their next attempts; returns how many. */
 async function reopenFailed(boss: PgBoss, db: Queryable, job: RecoverJob, enqueued: number): Promise<number> {
+  // The subscription before its deliveries (the lock order); deleted since the call, there is nothing to reopen.
+  if ((await holdWebhooks(db, [job.webhook_id])).size === 0) return 0;
   const { rows } = await db.query<{
     id: string;
     attempt_count: number;

@@ -46,7 +46,7 @@ export function webhookHandlers(
     })),
     Webhooks_sendTest: write(deps, async ({ principal, params, body, request }, db) => {
       const ws = principal.workspaceId;
-      await webhooks.lockWebhook(db, ws, params.webhook_id);
+      await webhooks.lockWebhook(db, ws, params.webhook_id, "change");
       const type: EventType = body.event_type ?? "lead.captured";
       // The envelope of a test event is built as every event's is; the event itself is not stored.
       const envelope = testEvent(ws, type, sampleObject(type));

@@ -44,9 +44,17 @@ function notFound(id: string): AppError {
   return new AppError("WEBHOOK_NOT_FOUND", { detail: `No webhook subscription ${id} in this workspace.` });
 }
 
-/** Locks the subscription for the caller's transaction (a test send, a change, a rotation). */
-export async function lockWebhook(db: Queryable, workspaceId: string, id: string): Promise<store.WebhookRow> {
-  const row = await store.findWebhook(db, workspaceId, id, { forUpdate: true });
+/**
+ * Holds the subscription for the caller's transaction, before anything else of it: the lock order of
+ * docs/webhook-deliveries.md. 404 when it is not in the workspace.
+ */
+export async function lockWebhook(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  lock: store.WebhookLock,
+): Promise<store.WebhookRow> {
+  const row = await store.findWebhook(db, workspaceId, id, { lock });
   if (!row) throw notFound(id);
   return row;
 }
@@ -96,7 +104,7 @@ export async function updateWebhook(
   patch: WebhookUpdate,
   urls: UrlCheckOptions,
 ): Promise<Webhook> {
-  const before = await lockWebhook(db, workspaceId, id);
+  const before = await lockWebhook(db, workspaceId, id, "change");
   if (patch.url !== undefined) await checkWebhookUrl(patch.url, urls);
   const changes: store.WebhookChanges = { ...patch };
   // Enabling again starts afresh (the failing streak and the incidents that told the owner too); disabling by hand
@@ -117,12 +125,13 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(db: Queryable, workspaceId: string, id: string): Promise<void> {
+  await lockWebhook(db, workspaceId, id, "delete");
   if (!(await store.deleteWebhook(db, workspaceId, id))) throw notFound(id);
 }
 
 /** A new secret; the previous one keeps signing, beside it, for SECRET_OVERLAP_HOURS. */
 export async function rotateSecret(db: Queryable, workspaceId: string, id: string): Promise<WebhookWithSecret> {
-  await lockWebhook(db, workspaceId, id);
+  await lockWebhook(db, workspaceId, id, "change");
   const row = await store.rotateSecret(db, workspaceId, id, newWebhookSecret(), SECRET_OVERLAP_HOURS);
   if (!row) throw notFound(id);
   return { ...toWebhook(row), secret: row.secret };

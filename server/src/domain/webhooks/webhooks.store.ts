@@ -42,17 +42,42 @@ const UPDATABLE = [
   "max_concurrent_deliveries",
 ] as const;
 
+/**
+ * How a transaction holds a subscription's row, the first lock it takes of a subscription (docs/webhook-deliveries.md,
+ * "Lock order"): `change` (FOR NO KEY UPDATE) to change it or add to it, `delete` to delete it. Adding to it (a test
+ * send, a redelivery) takes `change` rather than a shared lock: PostgreSQL lets a FOR KEY SHARE past a FOR UPDATE that
+ * waits, so a stream of test sends would keep a deletion waiting until its statement timeout.
+ */
+export type WebhookLock = "change" | "delete";
+const LOCK_CLAUSES: Readonly<Record<WebhookLock, string>> = { change: "FOR NO KEY UPDATE", delete: "FOR UPDATE" };
+
 export async function findWebhook(
   db: Queryable,
   workspaceId: string,
   id: string,
-  options: { forUpdate?: boolean } = {},
+  options: { lock?: WebhookLock } = {},
 ): Promise<WebhookRow | undefined> {
-  const { rows } = await db.query<WebhookRow>(
-    `SELECT * FROM webhooks WHERE workspace_id = $1 AND id = $2${options.forUpdate ? " FOR UPDATE" : ""}`,
-    [workspaceId, id],
-  );
+  const lock = options.lock ? ` ${LOCK_CLAUSES[options.lock]}` : "";
+  const { rows } = await db.query<WebhookRow>(`SELECT * FROM webhooks WHERE workspace_id = $1 AND id = $2${lock}`, [
+    workspaceId,
+    id,
+  ]);
   return rows[0];
+}
+
+/**
+ * Holds these subscriptions (FOR KEY SHARE, in id order: not deleted before the caller commits) for work of the worker
+ * that adds to them across workspaces: the fan-out and a recovery. Returns the ids of those that exist; one deleted
+ * meanwhile is left out.
+ */
+export async function holdWebhooks(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>({
+    name: "hold-webhooks",
+    text: "SELECT id FROM webhooks WHERE id = ANY($1) ORDER BY id FOR KEY SHARE",
+    values: [ids],
+  });
+  return new Set(rows.map((row) => row.id));
 }
 
 /** One page of the workspace's subscriptions, newest first, as the list envelope. */
@@ -118,8 +143,15 @@ export function updateWebhook(
   return updateRow<WebhookRow>(db, "webhooks", workspaceId, id, changes, UPDATABLE);
 }
 
-/** True when a row was deleted. */
+/**
+ * Deletes a subscription the caller holds (`delete`) with what hangs off it, in the lock order: its deliveries (their
+ * attempts go with them), its incidents, its pace, then its row. The foreign keys' cascades would do the same in an
+ * order of PostgreSQL's choosing. True when a row was deleted.
+ */
 export async function deleteWebhook(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
+  await db.query("DELETE FROM deliveries WHERE webhook_id = $1", [id]);
+  await db.query("DELETE FROM webhook_incidents WHERE webhook_id = $1", [id]);
+  await db.query("DELETE FROM webhook_pacing WHERE webhook_id = $1", [id]);
   const { rowCount } = await db.query("DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2", [workspaceId, id]);
   return (rowCount ?? 0) > 0;
 }

@@ -28,6 +28,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import type { Job, PgBoss } from "pg-boss";
 import type { Logger } from "pino";
+import { retryConflicts } from "../../db/conflict.ts";
 import { groupCommit } from "../../db/group-commit.ts";
 import { withTransaction } from "../../db/transaction.ts";
 import { isDatabaseUnavailable } from "../../db/unavailable.ts";
@@ -111,23 +112,27 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
   let workerId: string | undefined;
 
   // One transaction for the outcomes that arrive together: the attempts in the log, their jobs completed, and the
-  // jobs of the retries they call for.
+  // jobs of the retries they call for. Its statements follow the lock order (docs/webhook-deliveries.md): the
+  // subscriptions and deliveries (saveOutcomes), the incidents, then pg-boss's rows. A conflict that still ends it (a
+  // deadlock with a statement outside the order) runs it again: an attempt made is an attempt recorded.
   const writeOutcomes = (items: Settled[]) =>
-    withTransaction(pool, async (client) => {
-      // Completing first fences the write to the claims still held: a job that expired while its attempt ran was
-      // handed to another worker, and its outcome must not land (the group commit then writes the others alone).
-      const completed = (await queue.complete(
-        DELIVERY_QUEUE,
-        items.map((item) => item.job),
-        null,
-        { db: onClient(client) },
-      )) as { affected?: number };
-      if (completed.affected !== items.length) throw new ClaimLost();
-      const outcomes = items.flatMap((item) => ("outcome" in item ? [item.outcome] : []));
-      await saveOutcomes(client, outcomes);
-      await noteIncidents(queue, client, outcomes);
-      await enqueueAttempts(queue, client, items.flatMap(following));
-    });
+    retryConflicts(() =>
+      withTransaction(pool, async (client) => {
+        const outcomes = items.flatMap((item) => ("outcome" in item ? [item.outcome] : []));
+        await saveOutcomes(client, outcomes);
+        await noteIncidents(queue, client, outcomes);
+        // The completion fences the write to the claims still held: a job that expired while its attempt ran was
+        // handed to another worker, and its outcome must not land (the group commit then writes the others alone).
+        const completed = (await queue.complete(
+          DELIVERY_QUEUE,
+          items.map((item) => item.job),
+          null,
+          { db: onClient(client) },
+        )) as { affected?: number };
+        if (completed.affected !== items.length) throw new ClaimLost();
+        await enqueueAttempts(queue, client, items.flatMap(following));
+      }),
+    );
   const record = groupCommit(writeOutcomes, { maxItems: MAX_IN_FLIGHT, isTransient: isDatabaseUnavailable });
 
   const wakeAt = (delaySeconds: number) => {
@@ -167,7 +172,7 @@ export async function startDeliveryWorker(options: WorkerOptions): Promise<{ sto
         ? [{ i, webhookId: target.webhook_id, perSecond: target.max_deliveries_per_second }]
         : [],
     );
-    const admitted = await admitStarts(pool, paced);
+    const admitted = await retryConflicts(() => admitStarts(pool, paced));
     paced.forEach(({ i }, k) => {
       answers[i] = admitted[k] ?? null;
     });
