@@ -27,7 +27,7 @@ export async function makeCertificates(addresses: readonly string[] = []): Promi
   return { caFile, key, cert, dir };
 }
 
-export interface Received {
+interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;
