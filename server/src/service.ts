@@ -1,7 +1,7 @@
 /**
- * Starts a role's parts in order (database, Redis, queue, limits, keys, sequencer, jobs, workers, HTTP) and stops them
- * in the reverse order. What each part is lives in its own module; this file only puts them in line. `main.ts` calls
- * it; so do the tests, which start the real thing on port 0.
+ * Starts a role's parts in order (database, Redis, queue, limits, keys, sequencer, the HTTP app, jobs, workers, then
+ * listening) and stops them in the reverse order. What each part is lives in its own module; this file only puts them
+ * in line. `main.ts` calls it; so do the tests, which start the real thing on port 0.
  */
 
 import type { Logger } from "pino";
@@ -136,33 +136,11 @@ async function startParts(config: Config, logger: Logger, role: Role, parts: Sta
   const sequencer = parts.add(startSequencer({ pool: db.passPool, logger, onSequenced: deliveryFanOut(queue) }), (s) =>
     s.stop(),
   );
-  parts.add(
-    await registerBackgroundJobs(
-      queue,
-      { pool: db.pool, logger, config, settle: sequencer.settle },
-      { work: runWorker },
-    ),
-    (jobs) => jobs.stop(),
-  );
   const urls = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     // Outside production the refusal of a private address names the setting that allows it.
     nameSettingInRefusal: config.nodeEnv !== "production",
   };
-  if (runWorker) {
-    const worker = await startDeliveryWorker({
-      queue,
-      pool: db.pool,
-      logger,
-      urls,
-      schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
-      timeoutMs: config.webhookTimeoutMs,
-      pollIntervalMs: config.webhookPollIntervalMs,
-      maxPerSecond: config.webhookMaxDeliveriesPerSecond,
-    });
-    parts.add(worker, (started) => started.stop());
-  }
-
   const metrics = createMetrics();
   // A process of a cluster hands its metrics to the primary, which serves them all (ops/metrics.ts).
   const clusterProcess = clusterProcessName();
@@ -173,7 +151,11 @@ async function startParts(config: Config, logger: Logger, role: Role, parts: Sta
       : parts.add(await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost }), (server) =>
           server.close(),
         );
-  let url: string | undefined;
+  // The app is built before the workers start: building it holds the event loop for seconds (the contract's document,
+  // its validators), and a delivery worker's fetch holding its queue's lock across that wait is ended by the server
+  // (the lock's idle-in-transaction timeout, patches/README.md), which pg-boss reports as a queue error.
+  let app: ReturnType<typeof createApp> | undefined;
+  let isDraining = () => false;
   if (serveApi) {
     // The readers of the change stream that wait for its next event: one LISTEN connection per API process.
     const waiters = parts.add(await startStreamWaiters({ settings: db.settings, logger }), (started) => started.stop());
@@ -207,20 +189,49 @@ async function startParts(config: Config, logger: Logger, role: Role, parts: Sta
       verifyKey: keyVerifier({ keys, lastUsed }),
       verifySession: sessionVerifier(db.pool),
     });
+    app = createApp({
+      console: consoleBuild,
+      config,
+      logger,
+      metrics,
+      openapi,
+      readiness,
+      isShuttingDown: () => isDraining(),
+      authenticators,
+      budget: requestBudget(limiters),
+      handlers,
+    });
+  }
+  parts.add(
+    await registerBackgroundJobs(
+      queue,
+      { pool: db.pool, logger, config, settle: sequencer.settle },
+      { work: runWorker },
+    ),
+    (jobs) => jobs.stop(),
+  );
+  if (runWorker) {
+    const worker = await startDeliveryWorker({
+      queue,
+      pool: db.pool,
+      logger,
+      urls,
+      schedule: config.webhookRetrySchedule ?? RETRY_SCHEDULE_SECONDS,
+      timeoutMs: config.webhookTimeoutMs,
+      pollIntervalMs: config.webhookPollIntervalMs,
+      maxPerSecond: config.webhookMaxDeliveriesPerSecond,
+    });
+    parts.add(worker, (started) => started.stop());
+  }
+
+  let url: string | undefined;
+  if (app) {
+    const prepared = app;
     const http = await listen(
-      (isDraining) =>
-        createApp({
-          console: consoleBuild,
-          config,
-          logger,
-          metrics,
-          openapi,
-          readiness,
-          isShuttingDown: isDraining,
-          authenticators,
-          budget: requestBudget(limiters),
-          handlers,
-        }),
+      (draining) => {
+        isDraining = draining;
+        return prepared;
+      },
       config,
       logger,
     );

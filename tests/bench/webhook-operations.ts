@@ -154,7 +154,7 @@ try {
       `(${(recovered.length / seconds).toFixed(1)}/s), ${ids.size} distinct ids, all with their first id and body: ${same}`,
   );
   console.log(
-    `  receiver saw at most ${mostInOneSecond(recovered)} in one second (limit ${RATE}) and ${flight.most} at once (limit ${CONCURRENT}); ` +
+    `  receiver saw at most ${mostInOneSecond(recovered.map((item) => item.at))} in one second (limit ${RATE}) and ${flight.most} at once (limit ${CONCURRENT}); ` +
       `stats after: ${JSON.stringify(after?.deliveries)}`,
   );
   console.log(`  another workspace's new deliveries meanwhile, send → receipt: ${summary(probed)}`);

@@ -27,7 +27,7 @@ export async function makeCertificates(addresses: readonly string[] = []): Promi
   return { caFile, key, cert, dir };
 }
 
-export interface Received {
+interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -91,9 +91,9 @@ export async function startReceiver(certificates: Certificates): Promise<Receive
   return receiver;
 }
 
-/** The most requests that arrived within any one second. */
-export function mostInOneSecond(items: readonly Received[]): number {
-  const times = items.map((item) => item.at).sort((a, b) => a - b);
+/** The most of these instants (epoch milliseconds) that fall within any one second. */
+export function mostInOneSecond(instants: readonly number[]): number {
+  const times = [...instants].sort((a, b) => a - b);
   let most = 0;
   for (let start = 0, end = 0; end < times.length; end++) {
     while ((times[end] as number) - (times[start] as number) >= 1000) start++;
