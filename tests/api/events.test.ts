@@ -258,7 +258,7 @@ describe("a process that dies between its commit and its pass", () => {
     const client = Object.assign(createClient({ apiKey: key, baseUrl: service().url }), { workspaceId });
     ok(await client.POST("/v1/leads", { body: { name: "before" } }));
     // As a killed process leaves them: committed in the outbox, no pass asked for.
-    const data = sampleObject("lead.captured") as { object: { id: string } };
+    const data = sampleObject("lead.captured", true) as { object: { id: string } };
     await withTransaction(service().service.db.pool, (db) => recordEvent(db, workspaceId, "lead.captured", data));
     const started = Date.now();
     const page = ok(await client.GET("/v1/events", { params: { query: { after_sequence: 1, wait: 10 } } }));

@@ -9,6 +9,7 @@ import { listOperations, loadOpenApiDocument } from "../../server/src/http/opena
 export const LEAD = {
   id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
   object: "lead",
+  livemode: true,
   email: "a@example.com",
   phone: null,
   name: null,

@@ -33,7 +33,7 @@ const event = () =>
     id: newId("event"),
     workspace_id: workspaceId,
     type: "lead.captured",
-    data: sampleObject("lead.captured"),
+    data: sampleObject("lead.captured", true),
     created_at: new Date(),
     sequence: 1,
   });

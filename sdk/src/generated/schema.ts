@@ -712,6 +712,49 @@ export interface paths {
         patch: operations["Leads_update"];
         trace?: never;
     };
+    "/v1/test-data/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the test data
+         * @description Deletes the workspace's test data in the background: every test lead, conversation, message, ticket, event,
+         *     delivery and idempotency key, and the test feed starts again at `sequence` 1 (a follower past
+         *     the new end gets 410 `EVENTS_RESET`; every page of `GET /v1/events` says `restarted_at`). Live data, API keys and
+         *     webhook subscriptions are untouched. While one reset is pending or running, asking again answers that one.
+         */
+        post: operations["TestData_reset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-data/resets/{reset_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a reset of the test data
+         * @description A reset of the test data: poll it until `status` is `succeeded` or `failed`.
+         */
+        get: operations["TestData_getReset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets": {
         parameters: {
             query?: never;
@@ -1136,6 +1179,7 @@ export interface components {
          * @example {
          *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
          *       "object": "api_key",
+         *       "livemode": true,
          *       "name": "Zapier",
          *       "prefix": "sk_live_4eC39HqLyjWD",
          *       "scopes": [
@@ -1152,6 +1196,8 @@ export interface components {
             id: components["schemas"]["ApiKeyId"];
             /** @enum {string} */
             object: "api_key";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             name: string;
             /** @description The first characters of the key, to recognise it. */
             prefix: string;
@@ -1203,6 +1249,8 @@ export interface components {
             id: components["schemas"]["ApiKeyId"];
             /** @enum {string} */
             object: "api_key";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             name: string;
             /** @description The first characters of the key, to recognise it. */
             prefix: string;
@@ -1215,8 +1263,8 @@ export interface components {
             expires_at: string | null;
             revoked_at: string | null;
             /**
-             * @description The key: `sk_live_`, 32 random base62 characters and a 6-character checksum, so that secret scanners
-             *     recognise it. Stored only as a hash: it cannot be shown again.
+             * @description The key: `sk_live_` (or `sk_test_` for test mode), 32 random base62 characters and a 6-character checksum, so
+             *     that secret scanners recognise it. Stored only as a hash: it cannot be shown again.
              */
             key: string;
         };
@@ -1264,6 +1312,7 @@ export interface components {
          * @example {
          *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *       "object": "conversation",
+         *       "livemode": true,
          *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *       "subject": "Question about pricing",
          *       "channel": "chat",
@@ -1282,6 +1331,8 @@ export interface components {
             id: components["schemas"]["ConversationId"];
             /** @enum {string} */
             object: "conversation";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             lead_id: components["schemas"]["LeadId"] | null;
             subject: string | null;
             channel: components["schemas"]["Channel"];
@@ -1323,6 +1374,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9M",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "conversation.created",
          *       "sequence": 2,
          *       "timestamp": "2026-11-01T09:31:00Z",
@@ -1332,6 +1384,7 @@ export interface components {
          *         "object": {
          *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *           "object": "conversation",
+         *           "livemode": true,
          *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "subject": "Question about pricing",
          *           "channel": "chat",
@@ -1352,6 +1405,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1422,6 +1477,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9R",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "conversation.updated",
          *       "sequence": 4,
          *       "timestamp": "2026-11-01T09:45:00Z",
@@ -1431,6 +1487,7 @@ export interface components {
          *         "object": {
          *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *           "object": "conversation",
+         *           "livemode": true,
          *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "subject": "Question about pricing",
          *           "channel": "chat",
@@ -1457,6 +1514,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1484,6 +1543,8 @@ export interface components {
             id: components["schemas"]["DeliveryId"];
             /** @enum {string} */
             object: "delivery";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             webhook_id: components["schemas"]["WebhookId"];
             event_id: components["schemas"]["EventId"];
             event_type: components["schemas"]["EventType"];
@@ -1574,7 +1635,7 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "TEST_MODE_ONLY" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "TEST_DATA_RESET_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "EVENTS_RESET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
         /** @description Any event. */
         Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
@@ -1591,6 +1652,11 @@ export interface components {
             has_more: boolean;
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             next_cursor: string | null;
+            /**
+             * @description When this feed last restarted at sequence 1 (`POST /v1/test-data/reset`, test mode only); null when it never did.
+             *     A follower keeps it with its position: when it changes, the events it saw are gone and the feed begins again.
+             */
+            restarted_at: string | null;
         };
         /**
          * @description The kinds of event; a webhook subscription picks which it receives. Every create, update and delete of a lead,
@@ -1650,6 +1716,7 @@ export interface components {
          * @example {
          *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *       "object": "lead",
+         *       "livemode": true,
          *       "email": "ada@example.com",
          *       "phone": "+44 20 7946 0958",
          *       "name": "Ada Lovelace",
@@ -1673,6 +1740,8 @@ export interface components {
             id: components["schemas"]["LeadId"];
             /** @enum {string} */
             object: "lead";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             email: components["schemas"]["EmailAddress"] | null;
             phone: string | null;
             name: string | null;
@@ -1735,6 +1804,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "lead.captured",
          *       "sequence": 1,
          *       "timestamp": "2026-11-01T09:30:00Z",
@@ -1744,6 +1814,7 @@ export interface components {
          *         "object": {
          *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "object": "lead",
+         *           "livemode": true,
          *           "email": "ada@example.com",
          *           "phone": "+44 20 7946 0958",
          *           "name": "Ada Lovelace",
@@ -1769,6 +1840,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1816,6 +1889,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9Q",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "lead.deleted",
          *       "sequence": 9,
          *       "timestamp": "2026-11-01T11:00:00Z",
@@ -1825,6 +1899,7 @@ export interface components {
          *         "object": {
          *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "object": "lead",
+         *           "livemode": true,
          *           "email": "ada@example.com",
          *           "phone": "+44 20 7946 0958",
          *           "name": "Ada Lovelace",
@@ -1850,6 +1925,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1927,6 +2004,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9P",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "lead.updated",
          *       "sequence": 3,
          *       "timestamp": "2026-11-01T09:40:00Z",
@@ -1936,6 +2014,7 @@ export interface components {
          *         "object": {
          *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "object": "lead",
+         *           "livemode": true,
          *           "email": "ada@example.com",
          *           "phone": "+44 20 7946 0958",
          *           "name": "Ada Lovelace",
@@ -1967,6 +2046,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1999,6 +2080,7 @@ export interface components {
          * @example {
          *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
          *       "object": "message",
+         *       "livemode": true,
          *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *       "author": {
          *         "type": "lead",
@@ -2014,6 +2096,8 @@ export interface components {
             id: components["schemas"]["MessageId"];
             /** @enum {string} */
             object: "message";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             conversation_id: components["schemas"]["ConversationId"];
             author: components["schemas"]["MessageAuthor"];
             body: string;
@@ -2048,6 +2132,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9S",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "message.created",
          *       "sequence": 3,
          *       "timestamp": "2026-11-01T09:31:00Z",
@@ -2057,6 +2142,7 @@ export interface components {
          *         "object": {
          *           "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
          *           "object": "message",
+         *           "livemode": true,
          *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *           "author": {
          *             "type": "lead",
@@ -2074,6 +2160,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2212,7 +2300,7 @@ export interface components {
          * @description What an API key may do. Grant the fewest a client needs.
          * @enum {string}
          */
-        Scope: "leads:read" | "leads:write" | "conversations:read" | "conversations:write" | "tickets:read" | "tickets:write" | "webhooks:read" | "webhooks:write" | "events:read";
+        Scope: "leads:read" | "leads:write" | "conversations:read" | "conversations:write" | "tickets:read" | "tickets:write" | "webhooks:read" | "webhooks:write" | "events:read" | "test_data:write";
         /** @description The signed-in session. */
         Session: {
             /** @enum {string} */
@@ -2227,10 +2315,74 @@ export interface components {
         /** @description A free-form label. */
         Tag: string;
         /**
+         * @description A reset of the workspace's test data (`POST /v1/test-data/reset`): every test lead, conversation, message, ticket,
+         *     event, delivery and idempotency key is deleted, and the test feed restarts at `sequence` 1. Live data, API keys and
+         *     webhook subscriptions are kept.
+         * @example {
+         *       "id": "tdr_01JD3Z7M1B2C3D4E5F6G7H8J9K",
+         *       "object": "test_data_reset",
+         *       "livemode": false,
+         *       "status": "succeeded",
+         *       "deleted": {
+         *         "leads": 10000,
+         *         "conversations": 0,
+         *         "messages": 0,
+         *         "tickets": 0,
+         *         "events": 10000,
+         *         "deliveries": 0
+         *       },
+         *       "created_at": "2026-11-01T09:00:00Z",
+         *       "completed_at": "2026-11-01T09:00:01Z"
+         *     }
+         */
+        TestDataReset: {
+            id: components["schemas"]["TestDataResetId"];
+            /** @enum {string} */
+            object: "test_data_reset";
+            /**
+             * @description Always `false`: only test data is reset.
+             * @enum {boolean}
+             */
+            livemode: false;
+            status: components["schemas"]["TestDataResetStatus"];
+            /** @description What it deleted; null until it succeeded. */
+            deleted: components["schemas"]["TestDataResetCounts"] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description When it succeeded or failed; null before. */
+            completed_at: string | null;
+        };
+        /** @description What a reset deleted, by kind. */
+        TestDataResetCounts: {
+            /** Format: int64 */
+            leads: number;
+            /** Format: int64 */
+            conversations: number;
+            /** Format: int64 */
+            messages: number;
+            /** Format: int64 */
+            tickets: number;
+            /** Format: int64 */
+            events: number;
+            /** Format: int64 */
+            deliveries: number;
+        };
+        /**
+         * @description Id of a reset of a workspace's test data.
+         * @example tdr_01JD3Z7M1B2C3D4E5F6G7H8J9K
+         */
+        TestDataResetId: string;
+        /**
+         * @description Where a reset of the test data is.
+         * @enum {string}
+         */
+        TestDataResetStatus: "pending" | "running" | "succeeded" | "failed";
+        /**
          * @description A unit of support work.
          * @example {
          *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
          *       "object": "ticket",
+         *       "livemode": true,
          *       "number": 42,
          *       "subject": "Cannot export invoices",
          *       "description": "The export button does nothing since Monday.",
@@ -2255,6 +2407,8 @@ export interface components {
             id: components["schemas"]["TicketId"];
             /** @enum {string} */
             object: "ticket";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * Format: int32
              * @description Sequential per workspace, from 1, without gaps.
@@ -2394,6 +2548,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9N",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "ticket.updated",
          *       "sequence": 5,
          *       "timestamp": "2026-11-01T10:05:00Z",
@@ -2403,6 +2558,7 @@ export interface components {
          *         "object": {
          *           "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
          *           "object": "ticket",
+         *           "livemode": true,
          *           "number": 42,
          *           "subject": "Cannot export invoices",
          *           "description": "The export button does nothing since Monday.",
@@ -2437,6 +2593,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2489,6 +2647,7 @@ export interface components {
          * @example {
          *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
          *       "object": "webhook",
+         *       "livemode": true,
          *       "url": "https://hooks.example.com/service",
          *       "events": [
          *         "lead.captured",
@@ -2509,6 +2668,8 @@ export interface components {
             id: components["schemas"]["WebhookId"];
             /** @enum {string} */
             object: "webhook";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["EventType"][];
             description: string | null;
@@ -2656,6 +2817,8 @@ export interface components {
             id: components["schemas"]["WebhookId"];
             /** @enum {string} */
             object: "webhook";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             url: components["schemas"]["WebhookUrl"];
             events: components["schemas"]["EventType"][];
             description: string | null;
@@ -2699,6 +2862,7 @@ export interface components {
         "ListQuery.cursor": string;
         /** @description How many objects to return, 1 to 100. */
         "ListQuery.limit": number;
+        ModeHeader: "live" | "test";
         /** @description The delivery id. */
         "WebhookDeliveryHeaders.serviceDelivery": components["schemas"]["DeliveryId"];
         /** @description The event type. */
@@ -3641,7 +3805,9 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page; opaque. */
                 cursor?: components["parameters"]["ListQuery.cursor"];
             };
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3666,6 +3832,7 @@ export interface operations {
                      *         {
                      *           "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
                      *           "object": "api_key",
+                     *           "livemode": true,
                      *           "name": "Zapier",
                      *           "prefix": "sk_live_4eC39HqLyjWD",
                      *           "scopes": [
@@ -3764,6 +3931,7 @@ export interface operations {
             query?: never;
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path?: never;
             cookie?: never;
@@ -3802,6 +3970,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
                      *       "object": "api_key",
+                     *       "livemode": true,
                      *       "name": "Zapier",
                      *       "prefix": "sk_live_4eC39HqLyjWD",
                      *       "scopes": [
@@ -3939,7 +4108,9 @@ export interface operations {
     ApiKeys_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path: {
                 /** @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K */
                 key_id: components["schemas"]["ApiKeyId"];
@@ -3964,6 +4135,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
                      *       "object": "api_key",
+                     *       "livemode": true,
                      *       "name": "Zapier",
                      *       "prefix": "sk_live_4eC39HqLyjWD",
                      *       "scopes": [
@@ -4058,6 +4230,7 @@ export interface operations {
             query?: never;
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example key_01JD3Z7G1B2C3D4E5F6G7H8JZZ */
@@ -4203,6 +4376,7 @@ export interface operations {
             query?: never;
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example key_01JD3Z7G1B2C3D4E5F6G7H8J9K */
@@ -4240,6 +4414,7 @@ export interface operations {
                      * @example {
                      *       "id": "key_01JD3Z7G1B2C3D4E5F6G7H8J9K",
                      *       "object": "api_key",
+                     *       "livemode": true,
                      *       "name": "Zapier",
                      *       "prefix": "sk_live_4eC39HqLyjWD",
                      *       "scopes": [
@@ -4382,7 +4557,9 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page; opaque. */
                 cursor?: components["parameters"]["ListQuery.cursor"];
             };
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4407,6 +4584,7 @@ export interface operations {
                      *         {
                      *           "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *           "object": "webhook",
+                     *           "livemode": true,
                      *           "url": "https://hooks.example.com/service",
                      *           "events": [
                      *             "lead.captured",
@@ -4510,6 +4688,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path?: never;
             cookie?: never;
@@ -4549,6 +4728,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -4690,7 +4870,9 @@ export interface operations {
     WorkspaceWebhooks_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
@@ -4715,6 +4897,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -4814,6 +4997,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8JZZ */
@@ -4960,6 +5144,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -4995,6 +5180,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -5142,7 +5328,9 @@ export interface operations {
                 /** @description Only deliveries in this state. */
                 status?: components["schemas"]["DeliveryStatus"];
             };
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
@@ -5170,6 +5358,7 @@ export interface operations {
                      *         {
                      *           "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *           "object": "delivery",
+                     *           "livemode": true,
                      *           "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *           "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *           "event_type": "lead.captured",
@@ -5285,7 +5474,9 @@ export interface operations {
     WorkspaceWebhooks_getDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
@@ -5312,6 +5503,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *       "object": "delivery",
+                     *       "livemode": true,
                      *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "event_type": "lead.captured",
@@ -5426,6 +5618,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5454,6 +5647,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *       "object": "delivery",
+                     *       "livemode": true,
                      *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "event_type": "lead.captured",
@@ -5612,6 +5806,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5798,6 +5993,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -5824,6 +6020,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -5968,7 +6165,9 @@ export interface operations {
                 /** @description The window's start; omitted: 24 hours ago. */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
                 webhook_id: components["schemas"]["WebhookId"];
@@ -6091,6 +6290,7 @@ export interface operations {
             header?: {
                 "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
             };
             path: {
                 /** @example wh_01JD3Z7E1B2C3D4E5F6G7H8J9K */
@@ -6126,6 +6326,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *       "object": "delivery",
+                     *       "livemode": true,
                      *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "event_type": "lead.captured",
@@ -6321,6 +6522,7 @@ export interface operations {
                      *         {
                      *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *           "object": "conversation",
+                     *           "livemode": true,
                      *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *           "subject": "Question about pricing",
                      *           "channel": "chat",
@@ -6464,6 +6666,7 @@ export interface operations {
                      * @example {
                      *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *       "object": "conversation",
+                     *       "livemode": true,
                      *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *       "subject": "Question about pricing",
                      *       "channel": "chat",
@@ -6627,6 +6830,7 @@ export interface operations {
                      * @example {
                      *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *       "object": "conversation",
+                     *       "livemode": true,
                      *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *       "subject": "Question about pricing",
                      *       "channel": "chat",
@@ -6758,6 +6962,7 @@ export interface operations {
                      * @example {
                      *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *       "object": "conversation",
+                     *       "livemode": true,
                      *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *       "subject": "Question about pricing",
                      *       "channel": "chat",
@@ -6929,6 +7134,7 @@ export interface operations {
                      *         {
                      *           "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
                      *           "object": "message",
+                     *           "livemode": true,
                      *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *           "author": {
                      *             "type": "lead",
@@ -7067,6 +7273,7 @@ export interface operations {
                      * @example {
                      *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
                      *       "object": "message",
+                     *       "livemode": true,
                      *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *       "author": {
                      *         "type": "lead",
@@ -7229,6 +7436,7 @@ export interface operations {
                      * @example {
                      *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
                      *       "object": "message",
+                     *       "livemode": true,
                      *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
                      *       "author": {
                      *         "type": "lead",
@@ -7459,6 +7667,7 @@ export interface operations {
                      *         {
                      *           "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *           "object": "event",
+                     *           "livemode": true,
                      *           "type": "lead.captured",
                      *           "sequence": 1,
                      *           "timestamp": "2026-11-01T09:30:00Z",
@@ -7468,6 +7677,7 @@ export interface operations {
                      *             "object": {
                      *               "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *               "object": "lead",
+                     *               "livemode": true,
                      *               "email": "ada@example.com",
                      *               "phone": "+44 20 7946 0958",
                      *               "name": "Ada Lovelace",
@@ -7490,7 +7700,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "has_more": false,
-                     *       "next_cursor": null
+                     *       "next_cursor": null,
+                     *       "restarted_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["EventList"];
@@ -7609,6 +7820,7 @@ export interface operations {
                      * @example {
                      *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "object": "event",
+                     *       "livemode": true,
                      *       "type": "lead.captured",
                      *       "sequence": 1,
                      *       "timestamp": "2026-11-01T09:30:00Z",
@@ -7618,6 +7830,7 @@ export interface operations {
                      *         "object": {
                      *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *           "object": "lead",
+                     *           "livemode": true,
                      *           "email": "ada@example.com",
                      *           "phone": "+44 20 7946 0958",
                      *           "name": "Ada Lovelace",
@@ -7759,6 +7972,7 @@ export interface operations {
                      *         {
                      *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *           "object": "lead",
+                     *           "livemode": true,
                      *           "email": "ada@example.com",
                      *           "phone": "+44 20 7946 0958",
                      *           "name": "Ada Lovelace",
@@ -7901,6 +8115,7 @@ export interface operations {
                      * @example {
                      *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *       "object": "lead",
+                     *       "livemode": true,
                      *       "email": "ada@example.com",
                      *       "phone": "+44 20 7946 0958",
                      *       "name": "Ada Lovelace",
@@ -8094,6 +8309,7 @@ export interface operations {
                      *           "object": {
                      *             "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *             "object": "lead",
+                     *             "livemode": true,
                      *             "email": "ada@example.com",
                      *             "phone": "+44 20 7946 0958",
                      *             "name": "Ada Lovelace",
@@ -8281,6 +8497,7 @@ export interface operations {
                      * @example {
                      *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *       "object": "lead",
+                     *       "livemode": true,
                      *       "email": "ada@example.com",
                      *       "phone": "+44 20 7946 0958",
                      *       "name": "Ada Lovelace",
@@ -8516,6 +8733,7 @@ export interface operations {
                      * @example {
                      *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
                      *       "object": "lead",
+                     *       "livemode": true,
                      *       "email": "ada@example.com",
                      *       "phone": "+44 20 7946 0958",
                      *       "name": "Ada Lovelace",
@@ -8656,6 +8874,283 @@ export interface operations {
             };
         };
     };
+    TestData_reset: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the reset runs in the background; `Location` is where to follow it. */
+            202: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The reset's URL, as a path on this server. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tdr_01JD3Z7M1B2C3D4E5F6G7H8J9K",
+                     *       "object": "test_data_reset",
+                     *       "livemode": false,
+                     *       "status": "pending",
+                     *       "deleted": null,
+                     *       "created_at": "2026-11-01T09:00:00Z",
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestDataReset"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TestData_getReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example tdr_01JD3Z7M1B2C3D4E5F6G7H8J9K */
+                reset_id: components["schemas"]["TestDataResetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tdr_01JD3Z7M1B2C3D4E5F6G7H8J9K",
+                     *       "object": "test_data_reset",
+                     *       "livemode": false,
+                     *       "status": "succeeded",
+                     *       "deleted": {
+                     *         "leads": 10000,
+                     *         "conversations": 0,
+                     *         "messages": 0,
+                     *         "tickets": 0,
+                     *         "events": 10000,
+                     *         "deliveries": 0
+                     *       },
+                     *       "created_at": "2026-11-01T09:00:00Z",
+                     *       "completed_at": "2026-11-01T09:00:01Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestDataReset"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Tickets_list: {
         parameters: {
             query?: {
@@ -8703,6 +9198,7 @@ export interface operations {
                      *         {
                      *           "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
                      *           "object": "ticket",
+                     *           "livemode": true,
                      *           "number": 42,
                      *           "subject": "Cannot export invoices",
                      *           "description": "The export button does nothing since Monday.",
@@ -8846,6 +9342,7 @@ export interface operations {
                      * @example {
                      *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
                      *       "object": "ticket",
+                     *       "livemode": true,
                      *       "number": 42,
                      *       "subject": "Cannot export invoices",
                      *       "description": "The export button does nothing since Monday.",
@@ -9040,6 +9537,7 @@ export interface operations {
                      *           "object": {
                      *             "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
                      *             "object": "ticket",
+                     *             "livemode": true,
                      *             "number": 42,
                      *             "subject": "Cannot export invoices",
                      *             "description": "The export button does nothing since Monday.",
@@ -9228,6 +9726,7 @@ export interface operations {
                      * @example {
                      *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
                      *       "object": "ticket",
+                     *       "livemode": true,
                      *       "number": 42,
                      *       "subject": "Cannot export invoices",
                      *       "description": "The export button does nothing since Monday.",
@@ -9365,6 +9864,7 @@ export interface operations {
                      * @example {
                      *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
                      *       "object": "ticket",
+                     *       "livemode": true,
                      *       "number": 42,
                      *       "subject": "Cannot export invoices",
                      *       "description": "The export button does nothing since Monday.",
@@ -9539,6 +10039,7 @@ export interface operations {
                      *         {
                      *           "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *           "object": "webhook",
+                     *           "livemode": true,
                      *           "url": "https://hooks.example.com/service",
                      *           "events": [
                      *             "lead.captured",
@@ -9680,6 +10181,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -9846,6 +10348,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -10124,6 +10627,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -10299,6 +10803,7 @@ export interface operations {
                      *         {
                      *           "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *           "object": "delivery",
+                     *           "livemode": true,
                      *           "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *           "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *           "event_type": "lead.captured",
@@ -10441,6 +10946,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *       "object": "delivery",
+                     *       "livemode": true,
                      *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "event_type": "lead.captured",
@@ -10582,6 +11088,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *       "object": "delivery",
+                     *       "livemode": true,
                      *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "event_type": "lead.captured",
@@ -10950,6 +11457,7 @@ export interface operations {
                      * @example {
                      *       "id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "object": "webhook",
+                     *       "livemode": true,
                      *       "url": "https://hooks.example.com/service",
                      *       "events": [
                      *         "lead.captured",
@@ -11251,6 +11759,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_01JD3Z7F1B2C3D4E5F6G7H8J9K",
                      *       "object": "delivery",
+                     *       "livemode": true,
                      *       "webhook_id": "wh_01JD3Z7E1B2C3D4E5F6G7H8J9K",
                      *       "event_id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
                      *       "event_type": "lead.captured",

@@ -6,6 +6,7 @@ import { withTransaction } from "../db/transaction.ts";
 import { createApiKeyService, type Scope } from "../domain/api-keys/api-keys.service.ts";
 import { workspaceOfKey } from "../domain/api-keys/api-keys.store.ts";
 import { findUserByEmail, insertInvite, insertUser } from "../domain/auth/auth.store.ts";
+import { scopeOf } from "../domain/modes.ts";
 import { insertWorkspace, listWorkspaceRows, workspaceExists } from "../domain/workspaces/workspaces.store.ts";
 import { loadOpenApiDocument } from "../http/openapi-document.ts";
 import { clientIpKey } from "../lib/client-ip.ts";
@@ -58,20 +59,22 @@ export async function createWorkspace(pool: pg.Pool, input: { name: string; owne
 
 export async function createApiKey(
   pool: pg.Pool,
-  input: { workspaceId: string; name: string; scopes: string[]; expiresAt?: string },
+  input: { workspaceId: string; name: string; scopes: string[]; expiresAt?: string; mode?: string },
 ) {
   const known = knownScopes();
   const unknown = input.scopes.filter((scope) => !known.includes(scope));
   if (input.scopes.length === 0 || unknown.length > 0) {
     throw new CommandError(`scopes must be a comma-separated list of: ${known.join(", ")}`);
   }
+  const mode = input.mode ?? "live";
+  if (mode !== "live" && mode !== "test") throw new CommandError("mode must be live or test");
   if (!(await workspaceExists(pool, input.workspaceId))) throw new CommandError(`no workspace ${input.workspaceId}`);
-  const key = await createApiKeyService(pool).create(input.workspaceId, {
+  const key = await createApiKeyService(pool).create(scopeOf(input.workspaceId, mode), {
     name: input.name,
     scopes: input.scopes as Scope[],
     ...(input.expiresAt ? { expires_at: input.expiresAt } : {}),
   });
-  return { id: key.id, key: key.key, scopes: key.scopes };
+  return { id: key.id, key: key.key, scopes: key.scopes, livemode: key.livemode };
 }
 
 /** Revokes a key at once, in every process (the revocation's NOTIFY); answers when it was revoked. */

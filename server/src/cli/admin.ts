@@ -37,8 +37,9 @@ Each command prints its answer as one line of JSON on stdout.
       The workspaces, newest first: [{ workspace_id, name, owner_email, created_at }].
   workspace:create --name N --owner-email E
       A workspace and its owner (verified, no password: they set one through "forgot"): { workspace_id, user_id }.
-  api-key:create --workspace ws_… --name N --scopes a,b [--expires-at 2027-01-01T00:00:00Z]
-      An API key of that workspace (from workspace:list), shown once: { id, key, scopes }.
+  api-key:create --workspace ws_… --name N --scopes a,b [--mode live|test] [--expires-at 2027-01-01T00:00:00Z]
+      An API key of that workspace (from workspace:list), shown once: { id, key, scopes, livemode }. --mode test
+      makes a sk_test_ key, which reaches the workspace's test data only (default: live).
       Scopes: <scopes>.
   api-key:revoke --id key_…
       Revokes a key at once, on every API process: { id, revoked_at }.
@@ -118,6 +119,7 @@ async function main(): Promise<number> {
       workspace: { type: "string" },
       scopes: { type: "string" },
       "expires-at": { type: "string" },
+      mode: { type: "string" },
       limiter: { type: "string" },
       key: { type: "string" },
       email: { type: "string" },
@@ -176,6 +178,7 @@ async function main(): Promise<number> {
             .map((scope) => scope.trim())
             .filter(Boolean),
           ...(values["expires-at"] ? { expiresAt: values["expires-at"] } : {}),
+          ...(values.mode ? { mode: values.mode } : {}),
         });
         break;
       case "api-key:revoke":

@@ -6,6 +6,10 @@ export interface Principal {
   readonly kind: "api_key" | "session";
   /** The key's id or the user's id. */
   readonly id: string;
+  /**
+   * The scope of the call's data: the workspace's id in live mode, its test scope in test mode (modes.ts). Every
+   * query filters on it; an API key has one mode, a session chooses with `Service-Mode`.
+   */
   readonly workspaceId: string;
   /** An API key's scopes; none for a session, whose operations (the console's) require none. */
   readonly scopes: readonly string[];

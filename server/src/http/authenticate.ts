@@ -8,15 +8,17 @@
  * scope is a 403 `INSUFFICIENT_SCOPE` with `error="insufficient_scope"` (RFC 6750 §3.1).
  *
  * `SessionCookie`: the `sid` cookie. Writes must carry `X-CSRF-Token`, an HMAC of the session token that only a
- * same-origin page can read from `GET /api/auth/session`.
+ * same-origin page can read from `GET /api/auth/session`. An operation that takes `Service-Mode: test` acts on the
+ * workspace's test mode (domain/modes.ts).
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { VerifyKey } from "../domain/api-keys/verify-key.ts";
 import type { Session, VerifySession } from "../domain/auth/verify-session.ts";
+import { isLiveScope, scopeOf } from "../domain/modes.ts";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
-import type { OperationSpec } from "./openapi-document.ts";
+import { MODE_HEADER, type OperationSpec } from "./openapi-document.ts";
 
 /** Who is calling, once authenticated. */
 export interface Credentials {
@@ -67,6 +69,12 @@ export function createAuthenticators(deps: { verifyKey: VerifyKey; verifySession
         if (token === undefined) throw unauthenticated("Send the API key as `Authorization: Bearer <API_KEY>`.");
         const principal = await deps.verifyKey(token);
         if (!principal) throw unauthenticated("The API key is not valid: unknown, revoked or expired.");
+        if (operation.testModeOnly && isLiveScope(principal.workspaceId)) {
+          throw new AppError("TEST_MODE_ONLY", {
+            detail:
+              "This operation changes test data only, and this is a live key (sk_live_): call it with a sk_test_ key.",
+          });
+        }
         const missing = operation.scopes.filter((scope) => !principal.scopes.includes(scope));
         if (missing.length > 0) {
           throw new AppError("INSUFFICIENT_SCOPE", {
@@ -80,7 +88,7 @@ export function createAuthenticators(deps: { verifyKey: VerifyKey; verifySession
       };
     },
 
-    SessionCookie() {
+    SessionCookie(operation) {
       return async function authenticateSession(req) {
         const token = readCookie(req.headers.cookie, SESSION_COOKIE);
         const verified = token ? await deps.verifySession(token) : undefined;
@@ -93,7 +101,12 @@ export function createAuthenticators(deps: { verifyKey: VerifyKey; verifySession
             throw new AppError("CSRF_TOKEN_INVALID");
           }
         }
-        return { principal: verified.principal, session: verified.session };
+        // The console's operations on a mode's data take `Service-Mode`; the validator admits only live and test.
+        const test = operation.modeHeader && req.headers[MODE_HEADER] === "test";
+        const principal = test
+          ? { ...verified.principal, workspaceId: scopeOf(verified.principal.workspaceId, "test") }
+          : verified.principal;
+        return { principal, session: verified.session };
       };
     },
   };

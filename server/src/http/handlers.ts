@@ -16,6 +16,7 @@ import { snoozeEndScheduler } from "../domain/conversations/snooze-end.ts";
 import { eventHandlers } from "../domain/events/events.routes.ts";
 import type { StreamWaiters } from "../domain/events/stream-waiters.ts";
 import { leadHandlers } from "../domain/leads/leads.routes.ts";
+import { testDataHandlers } from "../domain/test-data/test-data.routes.ts";
 import { ticketHandlers } from "../domain/tickets/tickets.routes.ts";
 import type { UrlCheckOptions } from "../domain/webhooks/ssrf.ts";
 import { webhookHandlers } from "../domain/webhooks/webhooks.routes.ts";
@@ -72,5 +73,6 @@ export function composeHandlers(deps: HandlerDeps): OperationHandlers {
     ...ticketHandlers({ ...changes, checkTicket: schemaCheck(deps.openapi.doc, "TicketCreate") }),
     ...eventHandlers({ pool, waiters: deps.waiters, openapi: deps.openapi.doc }),
     ...webhookHandlers({ ...writes, urls: deps.urls, queue }),
+    ...testDataHandlers({ ...writes, queue }),
   };
 }

@@ -32,6 +32,9 @@ export function loadOpenApiDocument(name: DocumentName = "openapi.yaml"): OpenAp
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 type HttpMethod = (typeof HTTP_METHODS)[number];
 
+/** The console's choice of mode (`ModeHeader` in the TypeSpec), as Node.js names a request's headers. */
+export const MODE_HEADER = "service-mode";
+
 export interface OperationSpec {
   operationId: string;
   method: HttpMethod;
@@ -43,6 +46,10 @@ export interface OperationSpec {
   scopes: string[];
   /** The query parameters whose schema is `type: integer`. */
   integerQuery: string[];
+  /** Whether the operation takes the `Service-Mode` header (the console's operations on a mode's data). */
+  modeHeader: boolean;
+  /** `x-test-mode-only`: a live key is refused with 403 `TEST_MODE_ONLY`, before its scopes are looked at. */
+  testModeOnly: boolean;
 }
 
 /** Every operation of the document's `paths`, in document order. */
@@ -56,21 +63,26 @@ export function listOperations(doc: Record<string, unknown>): OperationSpec[] {
             operationId?: string;
             security?: Record<string, string[]>[];
             "x-required-scopes"?: string[];
+            "x-test-mode-only"?: boolean;
             parameters?: Record<string, unknown>[];
           }
         | undefined;
       if (!operation?.operationId) continue;
       const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+      const parameters = (operation.parameters ?? []).map((parameter) => resolved(doc, parameter));
       operations.push({
         operationId: operation.operationId,
         method,
         path,
         schemes,
         scopes: operation["x-required-scopes"] ?? [],
-        integerQuery: (operation.parameters ?? [])
-          .map((parameter) => resolved(doc, parameter))
+        integerQuery: parameters
           .filter((parameter) => parameter.in === "query" && resolved(doc, parameter.schema).type === "integer")
           .map((parameter) => String(parameter.name)),
+        modeHeader: parameters.some(
+          (parameter) => parameter.in === "header" && String(parameter.name).toLowerCase() === MODE_HEADER,
+        ),
+        testModeOnly: operation["x-test-mode-only"] === true,
       });
     }
   }

@@ -11,6 +11,7 @@ import { AUTH_QUEUES } from "../domain/auth/auth.service.ts";
 import { registerSnoozeEnds } from "../domain/conversations/snooze-end.ts";
 import { registerEventRetention } from "../domain/events/retention.ts";
 import { registerIdempotencyPruning } from "../domain/idempotency/prune.ts";
+import { registerTestDataResets } from "../domain/test-data/test-data.service.ts";
 import { defineDeliveryQueue, enqueuePendingDeliveries } from "../domain/webhooks/delivery-jobs.ts";
 import { registerWebhookAlerts } from "../domain/webhooks/incidents.ts";
 import { registerRecoveries } from "../domain/webhooks/recover.ts";
@@ -43,6 +44,7 @@ export async function registerBackgroundJobs(
   await registerAuthJobs(queue, notices, options);
   await registerWebhookAlerts(queue, notices, options);
   await registerRecoveries(queue, { pool, logger }, options);
+  await registerTestDataResets(queue, { pool, logger }, options);
   const pruning = await registerIdempotencyPruning(queue, { pool, logger }, options);
   const retention = await registerEventRetention(queue, { pool, logger }, options);
   await registerSnoozeEnds(queue, { pool, logger, settle: deps.settle }, options);

@@ -13,6 +13,7 @@ const ID_PREFIXES = {
   webhook: "wh",
   delivery: "dlv",
   apiKey: "key",
+  testDataReset: "tdr",
   workspace: "ws",
   user: "usr",
   request: "req",

@@ -28,6 +28,7 @@ export interface components {
          * @example {
          *       "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *       "object": "conversation",
+         *       "livemode": true,
          *       "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *       "subject": "Question about pricing",
          *       "channel": "chat",
@@ -46,6 +47,8 @@ export interface components {
             id: components["schemas"]["ConversationId"];
             /** @enum {string} */
             object: "conversation";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             lead_id: components["schemas"]["LeadId"] | null;
             subject: string | null;
             channel: components["schemas"]["Channel"];
@@ -76,6 +79,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9M",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "conversation.created",
          *       "sequence": 2,
          *       "timestamp": "2026-11-01T09:31:00Z",
@@ -85,6 +89,7 @@ export interface components {
          *         "object": {
          *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *           "object": "conversation",
+         *           "livemode": true,
          *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "subject": "Question about pricing",
          *           "channel": "chat",
@@ -105,6 +110,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -153,6 +160,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9R",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "conversation.updated",
          *       "sequence": 4,
          *       "timestamp": "2026-11-01T09:45:00Z",
@@ -162,6 +170,7 @@ export interface components {
          *         "object": {
          *           "id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *           "object": "conversation",
+         *           "livemode": true,
          *           "lead_id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "subject": "Question about pricing",
          *           "channel": "chat",
@@ -188,6 +197,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -227,6 +238,7 @@ export interface components {
          * @example {
          *       "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *       "object": "lead",
+         *       "livemode": true,
          *       "email": "ada@example.com",
          *       "phone": "+44 20 7946 0958",
          *       "name": "Ada Lovelace",
@@ -250,6 +262,8 @@ export interface components {
             id: components["schemas"]["LeadId"];
             /** @enum {string} */
             object: "lead";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             email: components["schemas"]["EmailAddress"] | null;
             phone: string | null;
             name: string | null;
@@ -283,6 +297,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "lead.captured",
          *       "sequence": 1,
          *       "timestamp": "2026-11-01T09:30:00Z",
@@ -292,6 +307,7 @@ export interface components {
          *         "object": {
          *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "object": "lead",
+         *           "livemode": true,
          *           "email": "ada@example.com",
          *           "phone": "+44 20 7946 0958",
          *           "name": "Ada Lovelace",
@@ -317,6 +333,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -348,6 +366,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9Q",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "lead.deleted",
          *       "sequence": 9,
          *       "timestamp": "2026-11-01T11:00:00Z",
@@ -357,6 +376,7 @@ export interface components {
          *         "object": {
          *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "object": "lead",
+         *           "livemode": true,
          *           "email": "ada@example.com",
          *           "phone": "+44 20 7946 0958",
          *           "name": "Ada Lovelace",
@@ -382,6 +402,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -429,6 +451,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9P",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "lead.updated",
          *       "sequence": 3,
          *       "timestamp": "2026-11-01T09:40:00Z",
@@ -438,6 +461,7 @@ export interface components {
          *         "object": {
          *           "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
          *           "object": "lead",
+         *           "livemode": true,
          *           "email": "ada@example.com",
          *           "phone": "+44 20 7946 0958",
          *           "name": "Ada Lovelace",
@@ -469,6 +493,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -496,6 +522,7 @@ export interface components {
          * @example {
          *       "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
          *       "object": "message",
+         *       "livemode": true,
          *       "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *       "author": {
          *         "type": "lead",
@@ -511,6 +538,8 @@ export interface components {
             id: components["schemas"]["MessageId"];
             /** @enum {string} */
             object: "message";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             conversation_id: components["schemas"]["ConversationId"];
             author: components["schemas"]["MessageAuthor"];
             body: string;
@@ -538,6 +567,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9S",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "message.created",
          *       "sequence": 3,
          *       "timestamp": "2026-11-01T09:31:00Z",
@@ -547,6 +577,7 @@ export interface components {
          *         "object": {
          *           "id": "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
          *           "object": "message",
+         *           "livemode": true,
          *           "conversation_id": "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
          *           "author": {
          *             "type": "lead",
@@ -564,6 +595,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -608,6 +641,7 @@ export interface components {
          * @example {
          *       "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
          *       "object": "ticket",
+         *       "livemode": true,
          *       "number": 42,
          *       "subject": "Cannot export invoices",
          *       "description": "The export button does nothing since Monday.",
@@ -632,6 +666,8 @@ export interface components {
             id: components["schemas"]["TicketId"];
             /** @enum {string} */
             object: "ticket";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * Format: int32
              * @description Sequential per workspace, from 1, without gaps.
@@ -697,6 +733,7 @@ export interface components {
          * @example {
          *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9N",
          *       "object": "event",
+         *       "livemode": true,
          *       "type": "ticket.updated",
          *       "sequence": 5,
          *       "timestamp": "2026-11-01T10:05:00Z",
@@ -706,6 +743,7 @@ export interface components {
          *         "object": {
          *           "id": "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
          *           "object": "ticket",
+         *           "livemode": true,
          *           "number": 42,
          *           "subject": "Cannot export invoices",
          *           "description": "The export button does nothing since Monday.",
@@ -740,6 +778,8 @@ export interface components {
             id: components["schemas"]["EventId"];
             /** @enum {string} */
             object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}

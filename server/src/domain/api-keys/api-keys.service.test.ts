@@ -41,6 +41,7 @@ describe("toApiKey", () => {
     expect(toApiKey({ ...ROW, last_used_at: NOW })).toEqual({
       id: ROW.id,
       object: "api_key",
+      livemode: true,
       name: "zapier",
       prefix: "sk_live_AbCd",
       scopes: ["leads:read", "leads:write"],

@@ -8,6 +8,7 @@ import { AppError } from "../../errors.ts";
 import { instantOf } from "../../lib/date-time.ts";
 import { newId } from "../../lib/ids.ts";
 import { sha256 } from "../../lib/secrets.ts";
+import { isLiveScope } from "../modes.ts";
 import * as store from "./api-keys.store.ts";
 import { displayPrefix, generateApiKey } from "./key-format.ts";
 
@@ -21,6 +22,7 @@ export function toApiKey(row: store.ApiKeyRow): ApiKey {
   return {
     id: row.id,
     object: "api_key",
+    livemode: isLiveScope(row.workspace_id),
     name: row.name,
     prefix: row.prefix,
     scopes: row.scopes,
@@ -53,7 +55,8 @@ async function insertNewKey(
   db: Queryable,
   input: { workspaceId: string; name: string; scopes: Scope[]; expiresAt: Date | null; rotatedFrom?: string },
 ): Promise<ApiKeyWithSecret> {
-  const key = generateApiKey();
+  // A key's mode is its scope's: a test scope's keys are `sk_test_` keys.
+  const key = generateApiKey(isLiveScope(input.workspaceId) ? "live" : "test");
   const row = await store.insertKey(db, {
     id: newId("apiKey"),
     workspaceId: input.workspaceId,

@@ -129,6 +129,7 @@ describe("wire shapes", () => {
   it("maps a conversation row, timestamps as ISO text and nulls kept", () => {
     const row: ConversationRow = {
       id: "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
+      workspace_id: "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
       lead_id: null,
       subject: "Pricing",
       channel: "chat",
@@ -145,6 +146,7 @@ describe("wire shapes", () => {
     expect(toConversation(row)).toEqual({
       id: row.id,
       object: "conversation",
+      livemode: true,
       lead_id: null,
       subject: "Pricing",
       channel: "chat",
@@ -164,6 +166,7 @@ describe("wire shapes", () => {
     expect(
       toMessage({
         id: "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
+        workspace_id: "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
         conversation_id: "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
         author_type: "agent",
         author_id: "agent@example.com",
@@ -175,6 +178,7 @@ describe("wire shapes", () => {
     ).toEqual({
       id: "msg_01JD3Z7B1B2C3D4E5F6G7H8J9K",
       object: "message",
+      livemode: true,
       conversation_id: "conv_01JD3Z7A1B2C3D4E5F6G7H8J9K",
       author: { type: "agent", id: "agent@example.com" },
       body: "Yes.",

@@ -15,6 +15,7 @@ import { AppError } from "../../errors.ts";
 import { instantOf, wireInstant } from "../../lib/date-time.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
+import { isLiveScope } from "../modes.ts";
 import type { ConversationChanges, ConversationFilters, ConversationRow, MessageRow } from "./conversations.store.ts";
 import * as store from "./conversations.store.ts";
 import { CONVERSATION_FIELDS } from "./conversations.store.ts";
@@ -39,6 +40,7 @@ export function toConversation(row: ConversationRow): Conversation {
   return {
     id: row.id,
     object: "conversation",
+    livemode: isLiveScope(row.workspace_id),
     lead_id: row.lead_id,
     subject: row.subject,
     channel: row.channel,
@@ -58,6 +60,7 @@ export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
     object: "message",
+    livemode: isLiveScope(row.workspace_id),
     conversation_id: row.conversation_id,
     author: { type: row.author_type, id: row.author_id },
     body: row.body,

@@ -10,6 +10,8 @@ type Message = components["schemas"]["Message"];
 
 export interface ConversationRow {
   id: string;
+  /** The scope: the workspace's, or its test scope's (domain/modes.ts). */
+  workspace_id: string;
   lead_id: string | null;
   subject: string | null;
   channel: Conversation["channel"];
@@ -26,6 +28,7 @@ export interface ConversationRow {
 
 export interface MessageRow {
   id: string;
+  workspace_id: string;
   conversation_id: string;
   author_type: Message["author"]["type"];
   author_id: string | null;

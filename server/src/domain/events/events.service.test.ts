@@ -22,8 +22,14 @@ describe("toEvent", () => {
       timestamp: "2026-11-01T09:30:00.000Z",
       api_version: "1.0",
       workspace_id: ROW.workspace_id,
+      livemode: true,
       data: ROW.data,
     });
+  });
+
+  it("says test mode's events are not live, with the workspace's own id (not its test scope's)", () => {
+    const event = toEvent({ ...ROW, workspace_id: `${ROW.workspace_id}_test` });
+    expect([event.livemode, event.workspace_id]).toEqual([false, ROW.workspace_id]);
   });
 
   it.each<EventRow["type"]>(["lead.captured", "conversation.created", "ticket.updated"])(

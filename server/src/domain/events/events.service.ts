@@ -10,6 +10,7 @@ import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
 import { type StoredTrace, storedTrace, type TraceContext } from "../../lib/trace-context.ts";
+import { isLiveScope, workspaceOfScope } from "../modes.ts";
 import type { EventFilters, EventRow, NewEvent } from "./events.store.ts";
 import * as store from "./events.store.ts";
 
@@ -23,11 +24,12 @@ export function toEvent(row: EventRow): Event {
   return {
     id: row.id,
     object: "event",
+    livemode: isLiveScope(row.workspace_id),
     type: row.type,
     sequence: Number(row.sequence),
     timestamp: row.created_at.toISOString(),
     api_version: API_VERSION,
-    workspace_id: row.workspace_id,
+    workspace_id: workspaceOfScope(row.workspace_id),
     data: row.data,
     // The contract's Event is a union keyed by `type`, each with its own `data`. The row's data was recorded with
     // its type (RecordEvent), so the pair matches; the column's JSON cannot say so to the compiler.
@@ -126,8 +128,14 @@ export const recordEvent: RecordEvent = async (db, workspaceId, type, data) => {
   return id as string;
 };
 
-export function listEvents(db: Queryable, workspaceId: string, query: EventFilters & PageParams) {
-  return store.listEventRows(db, workspaceId, query, query, toEvent);
+export async function listEvents(db: Queryable, workspaceId: string, query: EventFilters & PageParams) {
+  const page = await store.listEventRows(db, workspaceId, query, query, toEvent);
+  return { ...page, restarted_at: await restartedAt(db, workspaceId) };
+}
+
+/** When the scope's feed last restarted at 1: never for live mode, whose feed no reset touches (no query then). */
+async function restartedAt(db: Queryable, workspaceId: string): Promise<string | null> {
+  return isLiveScope(workspaceId) ? null : (await store.streamBounds(db, workspaceId)).restartedAt;
 }
 
 export interface StreamQuery extends EventFilters {
@@ -138,7 +146,8 @@ export interface StreamQuery extends EventFilters {
 /**
  * The events after `after_sequence`, oldest first. 0 starts at the oldest kept; a position whose next event was
  * deleted by retention is a 410 `EVENTS_EXPIRED` saying where the kept window starts (the consumer has a gap it can
- * only fill by rebuilding), and one past the newest event a 400 (it is not a position this workspace gave).
+ * only fill by rebuilding), and one past the newest event a 400 (it is not a position this workspace gave), or a 410
+ * `EVENTS_RESET` when the feed restarted at 1 since (a reset of the test data: the position counted the old feed).
  */
 export async function listStream(db: Queryable, workspaceId: string, query: StreamQuery) {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
@@ -154,15 +163,21 @@ export async function listStream(db: Queryable, workspaceId: string, query: Stre
     data: rows.slice(0, limit).map(toEvent),
     has_more,
     next_cursor: null,
+    restarted_at: await restartedAt(db, workspaceId),
   };
 }
 
 async function checkPosition(db: Queryable, workspaceId: string, after: number): Promise<void> {
-  const { last, prunedThrough } = await store.streamBounds(db, workspaceId);
+  const { last, prunedThrough, restartedAt } = await store.streamBounds(db, workspaceId);
   if (after < prunedThrough) {
     throw new AppError("EVENTS_EXPIRED", {
       detail: `The events after sequence ${after} up to ${prunedThrough} are older than 30 days and deleted; the oldest kept is ${prunedThrough + 1}.`,
       oldestSequence: prunedThrough + 1,
+    });
+  }
+  if (after > last && restartedAt) {
+    throw new AppError("EVENTS_RESET", {
+      detail: `The test data was reset at ${restartedAt}: the test feed restarted at 1 and its newest event is ${last}. Follow again from after_sequence=0.`,
     });
   }
   if (after > last) {

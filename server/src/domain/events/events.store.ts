@@ -136,18 +136,27 @@ export async function streamRows(
   return rows;
 }
 
-/** The workspace's last sequence given and the last deleted by retention (0 and 0 before its first event). */
-export async function streamBounds(
-  db: Queryable,
-  workspaceId: string,
-): Promise<{ last: number; prunedThrough: number }> {
-  const { rows } = await db.query<{ last_sequence: string; pruned_through: string }>({
+/** Where a feed stands: the last sequence given, the last deleted by retention, when it last restarted at 1. */
+export interface StreamBounds {
+  last: number;
+  prunedThrough: number;
+  /** When a reset of the test data restarted the feed (RFC 3339); null when it never did. */
+  restartedAt: string | null;
+}
+
+/** The scope's feed bounds (0, 0 and null before its first event). */
+export async function streamBounds(db: Queryable, workspaceId: string): Promise<StreamBounds> {
+  const { rows } = await db.query<{ last_sequence: string; pruned_through: string; restarted_at: Date | null }>({
     name: "event-stream-bounds",
-    text: "SELECT last_sequence, pruned_through FROM event_sequences WHERE workspace_id = $1",
+    text: "SELECT last_sequence, pruned_through, restarted_at FROM event_sequences WHERE workspace_id = $1",
     values: [workspaceId],
   });
   const row = rows[0];
-  return { last: Number(row?.last_sequence ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
+  return {
+    last: Number(row?.last_sequence ?? 0),
+    prunedThrough: Number(row?.pruned_through ?? 0),
+    restartedAt: row?.restarted_at?.toISOString() ?? null,
+  };
 }
 
 /**

@@ -33,6 +33,7 @@ describe("toLead", () => {
   it("maps a row to the wire shape (its timestamps are read as the wire's text)", () => {
     const row: LeadRow = {
       id: "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+      workspace_id: "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
       email: "ada@example.com",
       phone: null,
       name: "Ada Lovelace",
@@ -49,6 +50,7 @@ describe("toLead", () => {
     expect(toLead(row)).toEqual({
       id: row.id,
       object: "lead",
+      livemode: true,
       email: "ada@example.com",
       phone: null,
       name: "Ada Lovelace",
@@ -62,5 +64,6 @@ describe("toLead", () => {
       updated_at: "2026-11-01T10:00:00.000Z",
       version: 1,
     });
+    expect(toLead({ ...row, workspace_id: `${row.workspace_id}_test` }).livemode).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import type { components } from "@service/spec/schema";
 import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import type { RecordEvent } from "../events/events.service.ts";
+import { isLiveScope } from "../modes.ts";
 import type { LeadFilters, LeadRow, LeadValues } from "./leads.store.ts";
 import * as store from "./leads.store.ts";
 
@@ -19,6 +20,7 @@ export function toLead(row: LeadRow): Lead {
   return {
     id: row.id,
     object: "lead",
+    livemode: isLiveScope(row.workspace_id),
     email: row.email,
     phone: row.phone,
     name: row.name,

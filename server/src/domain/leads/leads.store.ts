@@ -9,6 +9,8 @@ import { newId } from "../../lib/ids.ts";
 
 export interface LeadRow {
   id: string;
+  /** The scope: the workspace's, or its test scope's (domain/modes.ts). */
+  workspace_id: string;
   email: string | null;
   phone: string | null;
   name: string | null;

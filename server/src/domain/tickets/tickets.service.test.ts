@@ -12,6 +12,7 @@ const NOW = new Date("2026-11-01T09:00:00.000Z");
 /** One valid ticket; each test changes what it is about. */
 const ROW: TicketRow = {
   id: "tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K",
+  workspace_id: "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
   number: 42,
   subject: "Cannot export invoices",
   description: "The export button does nothing since Monday.",

@@ -11,6 +11,7 @@ import { wireInstant } from "../../lib/date-time.ts";
 import { requireConversation } from "../conversations/conversations.service.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
+import { isLiveScope } from "../modes.ts";
 import type { TicketChanges, TicketField, TicketFilters, TicketRow } from "./tickets.store.ts";
 import * as store from "./tickets.store.ts";
 import { TICKET_FIELDS } from "./tickets.store.ts";
@@ -36,6 +37,7 @@ export function toTicket(row: TicketRow): Ticket {
   return {
     id: row.id,
     object: "ticket",
+    livemode: isLiveScope(row.workspace_id),
     number: row.number,
     subject: row.subject,
     description: row.description,

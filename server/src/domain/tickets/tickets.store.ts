@@ -10,6 +10,8 @@ type Ticket = components["schemas"]["Ticket"];
 
 export interface TicketRow {
   id: string;
+  /** The scope: the workspace's, or its test scope's (domain/modes.ts). */
+  workspace_id: string;
   number: number;
   subject: string;
   description: string | null;

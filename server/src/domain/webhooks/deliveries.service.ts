@@ -10,6 +10,7 @@ import { AppError } from "../../errors.ts";
 import { instantOf } from "../../lib/date-time.ts";
 import { firstIdAt, newId } from "../../lib/ids.ts";
 import type { StoredTrace } from "../../lib/trace-context.ts";
+import { isLiveScope } from "../modes.ts";
 import * as store from "./deliveries.store.ts";
 import { enqueueFirstAttempts } from "./delivery-jobs.ts";
 import { getWebhook as getWebhookRow, lockWebhook } from "./webhooks.service.ts";
@@ -22,6 +23,7 @@ function toDelivery(row: store.DeliveryRow, attempts: store.AttemptRow[]): Deliv
   return {
     id: row.id,
     object: "delivery",
+    livemode: isLiveScope(row.workspace_id),
     webhook_id: row.webhook_id,
     event_id: row.event_id,
     event_type: row.event_type,

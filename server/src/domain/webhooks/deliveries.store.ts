@@ -17,6 +17,7 @@ type Delivery = components["schemas"]["Delivery"];
 
 export interface DeliveryRow {
   id: string;
+  workspace_id: string;
   webhook_id: string;
   event_id: string;
   event_type: Delivery["event_type"];
@@ -52,7 +53,7 @@ export interface DeliveryTarget extends Target, ThrottleColumns {
 }
 
 const DELIVERY_COLUMNS =
-  "id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, payload, created_at, updated_at";
+  "id, workspace_id, webhook_id, event_id, event_type, status, attempt_count, next_attempt_at, payload, created_at, updated_at";
 
 /**
  * Writes the deliveries of numbered events, due at once, in the caller's transaction (the sequencer's pass, a recovery

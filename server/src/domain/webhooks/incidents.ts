@@ -112,9 +112,9 @@ export async function registerWebhookAlerts(
     for (const job of jobs) {
       const { rows } = await deps.pool.query<IncidentRow>(
         `SELECT i.kind, i.opened_at, i.notified_at, w.id AS webhook_id, w.url, w.disabled_reason, w.disabled_at,
-                (SELECT u.email FROM users u WHERE u.workspace_id = w.workspace_id ORDER BY u.created_at, u.id LIMIT 1)
-                  AS owner_email
-           FROM webhook_incidents i JOIN webhooks w ON w.id = i.webhook_id
+                (SELECT u.email FROM users u WHERE u.workspace_id = coalesce(s.live_workspace_id, s.id)
+                  ORDER BY u.created_at, u.id LIMIT 1) AS owner_email
+           FROM webhook_incidents i JOIN webhooks w ON w.id = i.webhook_id JOIN workspaces s ON s.id = w.workspace_id
           WHERE i.id = $1`,
         [job.data.incident_id],
       );

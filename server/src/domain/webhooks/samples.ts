@@ -5,10 +5,11 @@ import { newId } from "../../lib/ids.ts";
 type Schemas = components["schemas"];
 type EventType = Schemas["EventType"];
 
-function sampleLead(at: string): Schemas["Lead"] {
+function sampleLead(at: string, livemode: boolean): Schemas["Lead"] {
   return {
     id: newId("lead"),
     object: "lead",
+    livemode,
     email: "sample.lead@example.com",
     phone: null,
     name: "Sample Lead",
@@ -24,10 +25,11 @@ function sampleLead(at: string): Schemas["Lead"] {
   };
 }
 
-function sampleConversation(at: string): Schemas["Conversation"] {
+function sampleConversation(at: string, livemode: boolean): Schemas["Conversation"] {
   return {
     id: newId("conversation"),
     object: "conversation",
+    livemode,
     lead_id: null,
     subject: "Sample conversation",
     channel: "api",
@@ -43,10 +45,11 @@ function sampleConversation(at: string): Schemas["Conversation"] {
   };
 }
 
-function sampleTicket(at: string): Schemas["Ticket"] {
+function sampleTicket(at: string, livemode: boolean): Schemas["Ticket"] {
   return {
     id: newId("ticket"),
     object: "ticket",
+    livemode,
     number: 1,
     subject: "Sample ticket",
     description: null,
@@ -66,10 +69,11 @@ function sampleTicket(at: string): Schemas["Ticket"] {
   };
 }
 
-function sampleMessage(at: string): Schemas["Message"] {
+function sampleMessage(at: string, livemode: boolean): Schemas["Message"] {
   return {
     id: newId("message"),
     object: "message",
+    livemode,
     conversation_id: newId("conversation"),
     author: { type: "lead", id: null },
     body: "A sample message.",
@@ -79,32 +83,32 @@ function sampleMessage(at: string): Schemas["Message"] {
   };
 }
 
-/** The `data` of a test event of `type`: the shape its real events have. */
-export function sampleObject(type: EventType, now = new Date()): Record<string, unknown> {
+/** The `data` of a test event of `type`, in a mode: the shape its real events have. */
+export function sampleObject(type: EventType, livemode: boolean, now = new Date()): Record<string, unknown> {
   const at = now.toISOString();
   switch (type) {
     case "lead.captured":
     case "lead.deleted":
-      return { object: sampleLead(at) };
+      return { object: sampleLead(at, livemode) };
     case "lead.updated":
       return {
-        object: { ...sampleLead(at), status: "contacted", version: 2 },
+        object: { ...sampleLead(at, livemode), status: "contacted", version: 2 },
         changed_fields: ["status"],
         previous_attributes: { status: "new" },
       };
     case "conversation.created":
-      return { object: sampleConversation(at) };
+      return { object: sampleConversation(at, livemode) };
     case "conversation.updated":
       return {
-        object: { ...sampleConversation(at), state: "closed", version: 2 },
+        object: { ...sampleConversation(at, livemode), state: "closed", version: 2 },
         changed_fields: ["state"],
         previous_attributes: { state: "open" },
       };
     case "message.created":
-      return { object: sampleMessage(at) };
+      return { object: sampleMessage(at, livemode) };
     case "ticket.updated":
       return {
-        object: sampleTicket(at),
+        object: sampleTicket(at, livemode),
         changed_fields: ["status"],
         previous_attributes: { status: "new" },
       };

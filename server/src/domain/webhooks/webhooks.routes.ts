@@ -9,6 +9,7 @@ import type { OperationHandlers } from "../../http/handler-types.ts";
 import { storedTrace } from "../../lib/trace-context.ts";
 import { type EventType, testEvent } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
+import { isLiveScope } from "../modes.ts";
 import * as deliveries from "./deliveries.service.ts";
 import { startRecovery } from "./recover.ts";
 import { sampleObject } from "./samples.ts";
@@ -49,7 +50,7 @@ export function webhookHandlers(
       await webhooks.lockWebhook(db, ws, params.webhook_id, "change");
       const type: EventType = body.event_type ?? "lead.captured";
       // The envelope of a test event is built as every event's is; the event itself is not stored.
-      const envelope = testEvent(ws, type, sampleObject(type));
+      const envelope = testEvent(ws, type, sampleObject(type, isLiveScope(ws)));
       const [id] = await deliveries.sendEvent(queue, db, envelope, [params.webhook_id], storedTrace(request.trace));
       return { status: 202, body: await deliveries.getDelivery(db, ws, params.webhook_id, id as string) };
     }),

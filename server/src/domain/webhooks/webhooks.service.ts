@@ -7,6 +7,7 @@ import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
+import { isLiveScope } from "../modes.ts";
 import { closeIncidents } from "./incidents.ts";
 import { newWebhookSecret } from "./signature.ts";
 import { checkWebhookUrl, type UrlCheckOptions } from "./ssrf.ts";
@@ -26,6 +27,7 @@ function toWebhook(row: store.WebhookRow): Webhook {
   return {
     id: row.id,
     object: "webhook",
+    livemode: isLiveScope(row.workspace_id),
     url: row.url,
     events: row.events,
     description: row.description,
