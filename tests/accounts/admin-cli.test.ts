@@ -52,6 +52,29 @@ describe("admin CLI", () => {
     expect(denied.status).toBe(403);
   });
 
+  it("creates a test mode key with --mode test, which reaches the workspace's test data only", async () => {
+    const workspace = await admin("workspace:create", "--name", "Modes", "--owner-email", uniqueEmail("modes"));
+    const id = String(workspace.json.workspace_id);
+    const scopes = ["--scopes", "leads:read,leads:write"];
+    const test = await admin("api-key:create", "--workspace", id, "--name", "ci", ...scopes, "--mode", "test");
+    const live = await admin("api-key:create", "--workspace", id, "--name", "prod", ...scopes);
+    expect(test.json).toMatchObject({ key: expect.stringMatching(/^sk_test_[0-9A-Za-z]{38}$/), livemode: false });
+    expect(live.json).toMatchObject({ key: expect.stringMatching(/^sk_live_/), livemode: true });
+    const created = await service().fetch("/v1/leads", {
+      method: "POST",
+      headers: { authorization: `Bearer ${test.json.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: "test.only@example.com" }),
+    });
+    const lead = (await created.json()) as { id: string; livemode: boolean };
+    expect([created.status, lead.livemode]).toEqual([201, false]);
+    const fromLive = await service().fetch(`/v1/leads/${lead.id}`, {
+      headers: { authorization: `Bearer ${live.json.key}` },
+    });
+    expect(fromLive.status).toBe(404);
+    const wrong = await admin("api-key:create", "--workspace", id, "--name", "x", ...scopes, "--mode", "sandbox");
+    expect([wrong.code, wrong.stderr]).toEqual([1, "admin: mode must be live or test\n"]);
+  });
+
   it("revokes a key at once for the serving process", async () => {
     const workspace = await admin("workspace:create", "--name", "Revoke", "--owner-email", uniqueEmail("rev"));
     const created = await admin(

@@ -29,6 +29,7 @@ type Operation = {
   operationId: string;
   security?: Record<string, string[]>[];
   "x-required-scopes"?: string[];
+  "x-test-mode-only"?: boolean;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema; example: Record<string, unknown> }> };
 };
@@ -89,6 +90,8 @@ const operations = Object.entries(doc.paths).flatMap(([template, item]) =>
       pathParameters,
       scheme: Object.keys(operation.security?.[0] ?? {})[0],
       scopes: operation["x-required-scopes"] ?? [],
+      /** Only a test key gets past authentication (a live one is a 403 `TEST_MODE_ONLY`). */
+      testMode: operation["x-test-mode-only"] === true,
       body: body && { schema: resolve(body.schema), example: body.example },
     };
   }),
@@ -112,9 +115,9 @@ interface Case {
   body?: string | ((limit: number) => string);
   /**
    * Credentials: none (anonymous), a session without its CSRF token, a key with every scope but these, or a caller
-   * that the operation's scheme admits.
+   * that the operation's scheme admits; a key of test mode (`sk_test_`) with `testMode`.
    */
-  as?: "session-without-csrf" | { lacking: string[] } | { caller: string };
+  as?: "session-without-csrf" | { lacking: string[]; testMode?: boolean } | { caller: string; testMode?: boolean };
   status: number;
   code?: string;
   allow?: string[];
@@ -129,7 +132,7 @@ const valid = (op: Op) => ({
   ...(op.body ? { headers: json, body: JSON.stringify(op.body.example) } : {}),
 });
 /** A caller the operation admits, for the cases past authentication. */
-const admitted = (op: Op) => (op.scheme ? { as: { caller: op.scheme } } : {});
+const admitted = (op: Op) => (op.scheme ? { as: { caller: op.scheme, testMode: op.testMode } } : {});
 
 /** The errors of a value of the wrong JSON type: its type's, then its enum's. */
 function typeErrors(schema: Schema | undefined, path: string): unknown[] {
@@ -243,10 +246,19 @@ function cases(): Case[] {
       out.push({
         name: `${label} with a key lacking ${op.scopes.join(", ")}: 403 naming the scope`,
         ...request,
-        as: { lacking: op.scopes },
+        as: { lacking: op.scopes, testMode: op.testMode },
         status: 403,
         code: "INSUFFICIENT_SCOPE",
         challenge: `${BEARER_CHALLENGE}, error="insufficient_scope", scope="${op.scopes.join(" ")}"`,
+      });
+    }
+    if (op.testMode) {
+      out.push({
+        name: `${label} with a live key of every scope: 403 TEST_MODE_ONLY`,
+        ...request,
+        as: { caller: "ApiKeyBearer" },
+        status: 403,
+        code: "TEST_MODE_ONLY",
       });
     }
     if (op.scheme === "SessionCookie") {
@@ -260,18 +272,21 @@ function cases(): Case[] {
 
 describe("error answers on the wire, generated from the contract", () => {
   const service = useTestService({ TRUST_PROXY: "loopback" });
+  /** Keys by mode and the scopes they lack ("live leads:read"), and a key of every scope in each mode. */
   const keys = new Map<string, string>();
-  let fullKey: string;
+  const fullKeys = new Map<"live" | "test", string>();
   let session: SignedIn;
   let bodyLimit: number;
   beforeAll(async () => {
     bodyLimit = loadConfig(service().env).bodyLimitBytes;
     const scopes = resolve<Schema>({ $ref: "#/components/schemas/Scope" }).enum ?? [];
-    for (const needed of new Set(operations.map((op) => op.scopes.join(" ")).filter(Boolean))) {
-      const granted = scopes.filter((scope) => !needed.split(" ").includes(scope));
-      keys.set(needed, (await workspaceWithKey(service(), granted)).key);
+    for (const mode of ["live", "test"] as const) {
+      for (const needed of new Set(operations.map((op) => op.scopes.join(" ")).filter(Boolean))) {
+        const granted = scopes.filter((scope) => !needed.split(" ").includes(scope));
+        keys.set(`${mode} ${needed}`, (await workspaceWithKey(service(), granted, mode)).key);
+      }
+      fullKeys.set(mode, (await workspaceWithKey(service(), scopes, mode)).key);
     }
-    fullKey = (await workspaceWithKey(service(), scopes)).key;
     const email = uniqueEmail("wire");
     await registerAndVerify(service(), email);
     session = await signIn(service(), email);
@@ -282,8 +297,11 @@ describe("error answers on the wire, generated from the contract", () => {
     if (item.as === "session-without-csrf") headers.cookie = session.cookie;
     else if (item.as && "caller" in item.as && item.as.caller === "SessionCookie") {
       Object.assign(headers, { cookie: session.cookie, "x-csrf-token": session.csrf });
-    } else if (item.as && "caller" in item.as) headers.authorization = `Bearer ${fullKey}`;
-    else if (item.as) headers.authorization = `Bearer ${keys.get(item.as.lacking.join(" "))}`;
+    } else if (item.as && "caller" in item.as) {
+      headers.authorization = `Bearer ${fullKeys.get(item.as.testMode ? "test" : "live")}`;
+    } else if (item.as) {
+      headers.authorization = `Bearer ${keys.get(`${item.as.testMode ? "test" : "live"} ${item.as.lacking.join(" ")}`)}`;
+    }
     const body = typeof item.body === "function" ? item.body(bodyLimit) : item.body;
     return service().fetch(item.path, { method: item.method, headers, ...(body === undefined ? {} : { body }) });
   }

@@ -145,6 +145,8 @@ export async function apiKeyViaSession(
   email: string,
   scopes: string[],
   password = PASSWORD,
+  /** The mode the key is made in, as the console's switch sends it (`Service-Mode`). */
+  mode: "live" | "test" = "live",
 ): Promise<string> {
   const address = nextClientAddress();
   const call = (path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) =>
@@ -162,8 +164,8 @@ export async function apiKeyViaSession(
   const session = (await (await call("/api/auth/session", { headers: { cookie } })).json()) as { csrf_token: string };
   const created = await call("/api/workspace/api-keys", {
     method: "POST",
-    headers: { cookie, "x-csrf-token": session.csrf_token },
-    body: { name: "Console journeys", scopes },
+    headers: { cookie, "x-csrf-token": session.csrf_token, "service-mode": mode },
+    body: { name: mode === "test" ? "Test journeys" : "Console journeys", scopes },
   });
   expect(created.status).toBe(201);
   return ((await created.json()) as { key: string }).key;

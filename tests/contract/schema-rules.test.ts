@@ -60,12 +60,15 @@ const service = useTestService({
   API_RATE_LIMIT_PER_MINUTE: "1000000",
 });
 let key: string;
+/** A test mode key, for the operations a live key is refused (`x-test-mode-only`). */
+let testKey: string;
 let session: SignedIn;
 /** Objects the documented refusals need to exist (a webhook's stats, a conversation's update), by path parameter. */
 const fixtures: Record<string, string> = {};
 
 beforeAll(async () => {
   key = (await workspaceWithKey(service(), ALL_SCOPES)).key;
+  testKey = (await workspaceWithKey(service(), ALL_SCOPES, "test")).key;
   const email = uniqueEmail("rules");
   await registerAndVerify(service(), email);
   session = await signIn(service(), email);
@@ -100,7 +103,8 @@ function pathOf(operation: Operation, values: Record<string, string> = {}, useFi
 async function send(operation: Operation, request: { body?: unknown; query?: string; path?: string }) {
   if (request.body === undefined && operation.example !== undefined) request = { ...request, body: operation.example };
   const headers: Record<string, string> = {};
-  if (operation.scheme === "ApiKeyBearer") headers.authorization = `Bearer ${key}`;
+  const testOnly = docs["3.1"].paths[operation.template][operation.method]["x-test-mode-only"] === true;
+  if (operation.scheme === "ApiKeyBearer") headers.authorization = `Bearer ${testOnly ? testKey : key}`;
   if (operation.scheme === "SessionCookie")
     Object.assign(headers, { cookie: session.cookie, "x-csrf-token": session.csrf });
   const init =

@@ -34,10 +34,13 @@ describe("routing of the contract", () => {
 
   // Real credentials with every scope, so that each request gets past authentication into its handler.
   let key: string;
+  /** A test mode key, for the operations a live key is refused (`x-test-mode-only`). */
+  let testKey: string;
   let email: string;
   let session: SignedIn;
   beforeAll(async () => {
     key = (await workspaceWithKey(service(), ALL_SCOPES)).key;
+    testKey = (await workspaceWithKey(service(), ALL_SCOPES, "test")).key;
     email = uniqueEmail("routing");
     await registerAndVerify(service(), email);
     session = await signIn(service(), email);
@@ -46,7 +49,9 @@ describe("routing of the contract", () => {
   it.each(operations)("routes $method $path ($operationId) to its handler", async (operation) => {
     const path = operation.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => SAMPLE_IDS[name] ?? "x");
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (operation.schemes.includes("ApiKeyBearer")) headers.authorization = `Bearer ${key}`;
+    if (operation.schemes.includes("ApiKeyBearer")) {
+      headers.authorization = `Bearer ${operation.testModeOnly ? testKey : key}`;
+    }
     if (operation.schemes.includes("SessionCookie")) {
       // Signing out ends a session: that operation gets one of its own.
       const own = operation.operationId === "Auth_logout" ? await signIn(service(), email) : session;

@@ -80,13 +80,14 @@ export function json(body: unknown, headers: Record<string, string> = {}, method
   };
 }
 
-/** A workspace with an API key of these scopes (the admin CLI's path). */
-export async function workspaceWithKey(service: TestService, scopes: string[]) {
+/** A workspace with an API key of these scopes, live or test (the admin CLI's path). */
+export async function workspaceWithKey(service: TestService, scopes: string[], mode: "live" | "test" = "live") {
   const workspace = await createWorkspace(service.service.db.pool, { name: "Test", ownerEmail: uniqueEmail("owner") });
   const key = await createApiKey(service.service.db.pool, {
     workspaceId: workspace.workspace_id,
     name: "test",
     scopes,
+    mode,
   });
   return { workspaceId: workspace.workspace_id, key: key.key, keyId: key.id };
 }

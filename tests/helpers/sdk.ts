@@ -12,6 +12,7 @@ export const ALL_SCOPES = [
   "webhooks:read",
   "webhooks:write",
   "events:read",
+  "test_data:write",
 ];
 
 /** A workspace, an API key with these scopes, and an SDK client using it. */

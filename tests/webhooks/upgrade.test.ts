@@ -6,7 +6,6 @@
 import pg from "pg";
 import PgBoss10 from "pg-boss-10";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorkspace } from "../../server/src/cli/admin-commands.ts";
 import { loadMigrations, migrate } from "../../server/src/db/migrate.ts";
 import { AUTH_QUEUES, type RegisterJob } from "../../server/src/domain/auth/auth.service.ts";
 import { newWebhookSecret } from "../../server/src/domain/webhooks/signature.ts";
@@ -40,6 +39,8 @@ async function insertDelivery(webhookId: string, workspaceId: string, state: str
   return id;
 }
 
+let oldWorkspace: string;
+
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
@@ -59,7 +60,10 @@ beforeAll(async () => {
   // Deliveries as the previous version queued them: due now, a retry come due, one leased when it stopped, one done.
   const certificates = await makeCertificates();
   receiver = await startReceiver(certificates);
-  const { workspace_id: workspaceId } = await createWorkspace(pool, { name: "Old", ownerEmail: "old@example.com" });
+  // The workspace as the previous version wrote it (no test scope: migration 0018 makes it).
+  const workspaceId = newId("workspace");
+  oldWorkspace = workspaceId;
+  await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'Old')", [workspaceId]);
   // The subscription as the previous version wrote it (its columns, not this version's).
   const webhookId = newId("webhook");
   await pool.query("INSERT INTO webhooks (id, workspace_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)", [
@@ -103,6 +107,12 @@ describe("the upgrade from pg-boss 10", () => {
     await expect.poll(() => sent().length, { timeout: 20_000 }).toBe(due.length);
     const { rows } = await pool.query("SELECT to_regnamespace('pgboss') IS NULL AS gone");
     expect(rows[0].gone).toBe(true);
+    // The workspace of the previous version got its test mode (migration 0018).
+    const scopes = await pool.query("SELECT id, live_workspace_id FROM workspaces ORDER BY id");
+    expect(scopes.rows).toEqual([
+      { id: oldWorkspace, live_workspace_id: null },
+      { id: `${oldWorkspace}_test`, live_workspace_id: oldWorkspace },
+    ]);
 
     // A second start (a restart, or another process) moves nothing again.
     await servers[0]?.stop();

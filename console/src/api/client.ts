@@ -4,6 +4,7 @@
  */
 import type { paths } from "@service/spec/schema";
 import createClient, { type Middleware } from "openapi-fetch";
+import { currentMode } from "../session/mode.ts";
 
 /** Fired when a session request answers 401: the session ended (expired, signed out elsewhere, password reset). */
 export const sessionEvents = new EventTarget();
@@ -18,5 +19,14 @@ const sessionExpiry: Middleware = {
   },
 };
 
+/** The mode the console is in, on every request of the workspace's settings (session/mode.ts). */
+const mode: Middleware = {
+  onRequest({ request }) {
+    if (new URL(request.url).pathname.startsWith("/api/workspace/")) request.headers.set("Service-Mode", currentMode());
+    return request;
+  },
+};
+
 export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? "http://localhost" });
 api.use(sessionExpiry);
+api.use(mode);

@@ -5,6 +5,7 @@ import { Link, useLocation } from "wouter";
 import { api } from "../api/client.ts";
 import { describeError, unwrap } from "../api/errors.ts";
 import { paths } from "../routes.ts";
+import { type Mode, setMode, useMode } from "../session/mode.ts";
 import { useCsrfHeader, useSession } from "../session/session.ts";
 import { usePageHeading } from "./page-title.ts";
 import { Notice } from "./states.tsx";
@@ -46,6 +47,35 @@ function SignOut() {
   );
 }
 
+/**
+ * The switch between live and test mode. The other mode's data must never show under this one's switch: its queries
+ * are cancelled and dropped before the switch flips, and a page of one object (a webhook, a delivery) goes back to
+ * its list, where the object of the other mode would be a 404.
+ */
+function ModeSwitch() {
+  const mode = useMode();
+  const queryClient = useQueryClient();
+  const [location, navigate] = useLocation();
+  const change = (next: Mode) => {
+    const modeData = { predicate: (query: { queryKey: readonly unknown[] }) => query.queryKey[0] !== "session" };
+    void queryClient.cancelQueries(modeData);
+    queryClient.removeQueries(modeData);
+    setMode(next);
+    if (location.startsWith(`${paths.webhooks}/`)) navigate(paths.webhooks);
+  };
+  return (
+    <label className="mode-switch">
+      <input
+        type="checkbox"
+        role="switch"
+        checked={mode === "test"}
+        onChange={(event) => change(event.target.checked ? "test" : "live")}
+      />
+      Test mode
+    </label>
+  );
+}
+
 export function AppLayout({
   title,
   breadcrumb,
@@ -59,8 +89,9 @@ export function AppLayout({
 }) {
   const session = useSession();
   const heading = usePageHeading(title);
+  const mode = useMode();
   return (
-    <div className="app">
+    <div className="app" data-mode={mode}>
       <a href="#main" className="skip-link">
         Skip to content
       </a>
@@ -72,11 +103,18 @@ export function AppLayout({
           Service Platform
         </Link>
         <div className="topbar-account">
+          <ModeSwitch />
           <span className="topbar-workspace">{session.workspace.name}</span>
           <span className="topbar-user">{session.user.email}</span>
           <SignOut />
         </div>
       </header>
+      {mode === "test" ? (
+        <p className="test-mode-banner" role="status">
+          Test mode: the keys, webhooks and deliveries here are test data. Keys made here start with sk_test_ and reach
+          test data only.
+        </p>
+      ) : null}
       <div className="app-body">
         <nav aria-label="Workspace settings" className="sidenav">
           <p className="sidenav-title">Workspace settings</p>

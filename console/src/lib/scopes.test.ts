@@ -1,12 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../generated/enums.ts";
-import { describeScope, groupScopes } from "./scopes.ts";
+import { describeScope, groupScopes, scopesOf } from "./scopes.ts";
 
 describe("groupScopes", () => {
   it("groups every scope of the contract by resource, in the contract's order", () => {
     const groups = groupScopes();
-    expect(groups.map((group) => group.resource)).toEqual(["leads", "conversations", "tickets", "webhooks", "events"]);
+    expect(groups.map((group) => group.label)).toEqual([
+      "Leads",
+      "Conversations",
+      "Tickets",
+      "Webhooks",
+      "Events",
+      "Test data",
+    ]);
     expect(groups.flatMap((group) => group.scopes)).toEqual([...SCOPES]);
+  });
+
+  it("offers the reset of the test data to test keys only", () => {
+    expect(scopesOf("live")).not.toContain("test_data:write");
+    expect(scopesOf("test")).toEqual([...SCOPES]);
   });
 
   it.each([
@@ -28,6 +40,7 @@ describe("describeScope", () => {
   it.each([
     { given: "leads:read", want: "Read leads" },
     { given: "tickets:write", want: "Create and change tickets" },
+    { given: "test_data:write", want: "Reset the test data" },
   ] as const)("describes $given", ({ given, want }) => {
     expect(describeScope(given)).toBe(want);
   });

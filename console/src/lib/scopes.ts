@@ -23,7 +23,8 @@ export function groupScopes(scopes: readonly Scope[] = SCOPES): ScopeGroup[] {
     const resource = scope.split(":")[0] ?? scope;
     let group = groups.find((candidate) => candidate.resource === resource);
     if (!group) {
-      group = { resource, label: resource.charAt(0).toUpperCase() + resource.slice(1), scopes: [] };
+      const words = resource.replaceAll("_", " ");
+      group = { resource, label: words.charAt(0).toUpperCase() + words.slice(1), scopes: [] };
       groups.push(group);
     }
     group.scopes.push(scope);
@@ -31,8 +32,14 @@ export function groupScopes(scopes: readonly Scope[] = SCOPES): ScopeGroup[] {
   return groups;
 }
 
+/** The scopes a key of this mode can use: resetting the test data is for test keys only. */
+export function scopesOf(mode: "live" | "test"): Scope[] {
+  return SCOPES.filter((scope) => mode === "test" || scope !== "test_data:write");
+}
+
 /** What a scope allows, in words. */
 export function describeScope(scope: Scope): string {
+  if (scope === "test_data:write") return "Reset the test data";
   const [resource, action] = scope.split(":");
   return action === "write" ? `Create and change ${resource}` : `Read ${resource}`;
 }

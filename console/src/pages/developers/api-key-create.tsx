@@ -13,7 +13,8 @@ import { Dialog } from "../../components/dialog.tsx";
 import { Field } from "../../components/field.tsx";
 import { SecretField } from "../../components/secret-field.tsx";
 import { Notice } from "../../components/states.tsx";
-import { describeScope, groupScopes, type Scope } from "../../lib/scopes.ts";
+import { describeScope, groupScopes, type Scope, scopesOf } from "../../lib/scopes.ts";
+import { useMode } from "../../session/mode.ts";
 import { useCsrfHeader } from "../../session/session.ts";
 
 const EXPIRY_DAYS = [
@@ -23,8 +24,6 @@ const EXPIRY_DAYS = [
   { days: 90, label: "In 90 days" },
   { days: 365, label: "In 1 year" },
 ];
-
-const GROUPS = groupScopes();
 
 const KEY_WARNING =
   "Copy the key now and keep it somewhere safe, such as a secrets manager: it will not be shown again.";
@@ -38,6 +37,8 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSec
   const scopeGroups = useRef<HTMLFieldSetElement>(null);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
+  const mode = useMode();
+  const groups = groupScopes(scopesOf(mode));
   const [expiryDays, setExpiryDays] = useState(0);
   const create = useMutation({
     mutationFn: () =>
@@ -98,7 +99,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKeyWithSec
           </p>
         ) : null}
         <div className="scope-groups">
-          {GROUPS.map((group) => (
+          {groups.map((group) => (
             <CheckboxGroup
               key={group.resource}
               legend={group.label}

@@ -14,6 +14,7 @@ import { type ApiKey, apiKeysQuery } from "../../api/queries.ts";
 import { AppLayout } from "../../components/app-layout.tsx";
 import { EmptyState, ErrorState, Loading } from "../../components/states.tsx";
 import { formatShortDate } from "../../lib/format.ts";
+import { useMode } from "../../session/mode.ts";
 import { RevokeKeyDialog, RotateKeyDialog } from "./api-key-change.tsx";
 import { CreateKeyDialog } from "./api-key-create.tsx";
 
@@ -45,6 +46,7 @@ function When({
 
 export function ApiKeysPage() {
   const keys = useQuery(apiKeysQuery);
+  const mode = useMode();
   const [open, setOpen] = useState<Open>(undefined);
   const close = () => setOpen(undefined);
   const captionId = useId();
@@ -59,8 +61,12 @@ export function ApiKeysPage() {
       }
     >
       <p className="lead">
-        A key authenticates requests to <code>/v1</code> as <code>Authorization: Bearer sk_live_…</code>. Its value is
-        shown once, when it is made; here you see its first characters only.
+        A key authenticates requests to <code>/v1</code> as{" "}
+        <code>Authorization: Bearer {mode === "test" ? "sk_test_…" : "sk_live_…"}</code>.{" "}
+        {mode === "test"
+          ? "These are test mode's keys: they reach the workspace's test data only, never live data."
+          : "These are live mode's keys; test mode (the switch above) has keys of its own."}{" "}
+        Its value is shown once, when it is made; here you see its first characters only.
       </p>
       {keys.isPending ? <Loading label="Loading API keys…" /> : null}
       {keys.error ? <ErrorState error={keys.error} onRetry={() => void keys.refetch()} /> : null}

@@ -57,7 +57,7 @@ function sum(a: Counts, b: Counts): Counts {
 }
 
 /** Carries out one reset; a failure marks it failed (the feed and its events are as they were) and is logged. */
-export async function runReset(pool: pg.Pool, logger: Logger, job: ResetJob): Promise<void> {
+async function runReset(pool: pg.Pool, logger: Logger, job: ResetJob): Promise<void> {
   try {
     await store.markReset(pool, job.id, "running");
     const bulk = await store.deleteTestData(pool, job.scope, false);

@@ -11,7 +11,7 @@ import { workspaceWithKey } from "../helpers/accounts.ts";
 import { ALL_SCOPES, ok } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";
 
-const service = useTestService({ API_RATE_LIMIT_PER_MINUTE: "1000000" });
+const service = useTestService({ API_RATE_LIMIT_PER_MINUTE: "1000000", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
 
 interface Modes {
   workspaceId: string;
@@ -23,7 +23,7 @@ interface Modes {
 
 /** One workspace with a live and a test key of every scope (the admin CLI's path). */
 async function workspaceWithModes(): Promise<Modes> {
-  const scopes = [...ALL_SCOPES, "test_data:write"];
+  const scopes = ALL_SCOPES;
   const { workspaceId, key: liveKey } = await workspaceWithKey(service(), scopes);
   const { key: testKey } = await createApiKey(service().service.db.pool, {
     workspaceId,
@@ -214,5 +214,60 @@ describe("POST /v1/test-data/reset", () => {
     });
     expect(elsewhere.response.status).toBe(404);
     expect(elsewhere.error).toMatchObject({ code: "TEST_DATA_RESET_NOT_FOUND" });
+  });
+});
+
+describe("what test traffic does not touch", () => {
+  const limited = useTestService({ API_RATE_LIMIT_PER_MINUTE: "5" });
+
+  it("counts budgets per key: a test key over its budget leaves the live key's whole", async () => {
+    const scopes = ["leads:read"];
+    const { workspaceId, key: liveKey } = await workspaceWithKey(limited(), scopes);
+    const { key: testKey } = await createApiKey(limited().service.db.pool, {
+      workspaceId,
+      name: "t",
+      scopes,
+      mode: "test",
+    });
+    const read = async (key: string) => {
+      const answer = await limited().fetch("/v1/leads", { headers: { authorization: `Bearer ${key}` } });
+      await answer.arrayBuffer();
+      return answer.status;
+    };
+    const test = [];
+    for (let i = 0; i < 6; i++) test.push(await read(testKey));
+    expect(test).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(await read(liveKey)).toBe(200);
+  });
+
+  it("delivers test events to test subscriptions only, with livemode false and the workspace's id", async () => {
+    const scopes = [...ALL_SCOPES];
+    const { workspaceId, key: liveKey } = await workspaceWithKey(service(), scopes);
+    const { key: testKey } = await createApiKey(service().service.db.pool, {
+      workspaceId,
+      name: "t",
+      scopes,
+      mode: "test",
+    });
+    const client = (apiKey: string) => createClient({ apiKey, baseUrl: service().url, maxRetries: 0 });
+    const [live, test] = [client(liveKey), client(testKey)];
+    // Nothing listens there: the deliveries fail, and keep the body they sent.
+    const body = { url: "https://127.0.0.1:9/hook", events: ["lead.captured" as const] };
+    const liveHook = ok(await live.POST("/v1/webhooks", { body }));
+    const testHook = ok(await test.POST("/v1/webhooks", { body }));
+    expect([liveHook.livemode, testHook.livemode]).toEqual([true, false]);
+    const lead = ok(await test.POST("/v1/leads", { body: { email: "hooked@example.com" } }));
+    const deliveries = (webhook: string, on: ServiceClient) =>
+      on.GET("/v1/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: webhook } } });
+    await expect.poll(async () => ok(await deliveries(testHook.id, test)).data.length).toBe(1);
+    const [delivery] = ok(await deliveries(testHook.id, test)).data;
+    const payload = JSON.parse(delivery?.payload ?? "{}") as { livemode: boolean; workspace_id: string; data: unknown };
+    expect(delivery?.livemode).toBe(false);
+    expect([payload.livemode, payload.workspace_id]).toEqual([false, workspaceId]);
+    expect(payload.data).toMatchObject({ object: { id: lead.id, livemode: false } });
+    expect(ok(await deliveries(liveHook.id, live)).data).toEqual([]);
+    // Each mode's subscriptions are its own: the other mode's id is a 404.
+    const across = await live.GET("/v1/webhooks/{webhook_id}", { params: { path: { webhook_id: testHook.id } } });
+    expect(across.response.status).toBe(404);
   });
 });
