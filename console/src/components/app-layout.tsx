@@ -68,6 +68,7 @@ function ModeSwitch() {
       <input
         type="checkbox"
         role="switch"
+        aria-checked={mode === "test"}
         checked={mode === "test"}
         onChange={(event) => change(event.target.checked ? "test" : "live")}
       />
