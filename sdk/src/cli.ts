@@ -2,13 +2,16 @@
 /**
  * The SDK's command line, with the API key in `SERVICE_API_KEY` and the service's address in `SERVICE_BASE_URL`:
  * - `npx @service/sdk listen --forward-to <url> [--events a,b] [--secret whsec_…] [--state F] [--from now|N]
- *   [--skip-refused]` (listen.ts).
+ *   [--skip-refused]` (listen.ts);
+ * - `npx @service/sdk trigger <event-type>` and `trigger --list` (trigger.ts).
  */
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import { ApiError } from "./errors.js";
 import { listen } from "./listen.js";
 import { defaultStateFile, feedMode } from "./listen-state.js";
+import { trigger, triggerableTypes } from "./trigger.js";
 
 const LISTEN_USAGE = `Usage: npx @service/sdk listen --forward-to <url> [options]
 
@@ -26,10 +29,20 @@ Options:
 
 Environment: SERVICE_API_KEY (an API key with events:read), SERVICE_BASE_URL (default http://127.0.0.1:3000).`;
 
+const TRIGGER_USAGE = `Usage: npx @service/sdk trigger <event-type>
+       npx @service/sdk trigger --list
+
+Makes one event of <event-type> really happen in the test world, through the API, prints each call and the ids it
+made, then the event's id and sequence. With listen running, your receiver gets it.
+
+Environment: SERVICE_API_KEY (a test key, sk_test_…, with events:read and the write scopes of the objects made:
+leads:write, conversations:write, tickets:write), SERVICE_BASE_URL (default http://127.0.0.1:3000).`;
+
 const USAGE = `Usage: npx @service/sdk <command>
 
 Commands:
   listen    forward the workspace's events to a local URL, signed as webhook deliveries
+  trigger   make one event of a type happen in the test world
 
 npx @service/sdk <command> --help tells more.`;
 
@@ -103,8 +116,41 @@ async function runListen(args: string[]): Promise<void> {
   await listening.done;
 }
 
+async function runTrigger(args: string[]): Promise<void> {
+  let parsed: { values: Record<string, boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { list: { type: "boolean" }, help: { type: "boolean" } },
+    });
+  } catch (error) {
+    fail((error as Error).message, TRIGGER_USAGE);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(TRIGGER_USAGE);
+    return;
+  }
+  const [type, ...extra] = positionals;
+  if (!values.list && type === undefined) fail("Name an event type, or give --list.", TRIGGER_USAGE);
+  if (extra.length > 0 || (values.list && type !== undefined)) fail("One event type at a time.", TRIGGER_USAGE);
+  const apiKey = process.env.SERVICE_API_KEY;
+  if (!apiKey) fail("Set SERVICE_API_KEY to a test key (sk_test_…).", TRIGGER_USAGE);
+  const options = { apiKey, baseUrl: baseUrl() };
+  if (values.list) {
+    for (const info of await triggerableTypes(options)) {
+      const how = info.calls ? info.calls.join(", ") : "not triggerable by this version of the SDK";
+      console.log(`${info.type.padEnd(22)} ${info.description}\n${" ".repeat(23)}${how}`);
+    }
+    return;
+  }
+  await trigger(type as string, options);
+}
+
 async function main([command, ...rest]: string[]): Promise<void> {
   if (command === "listen") return runListen(rest);
+  if (command === "trigger") return runTrigger(rest);
   if (command === "--help" || command === "-h") {
     console.log(USAGE);
     return;
@@ -113,6 +159,8 @@ async function main([command, ...rest]: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // An API refusal names its status and code: INSUFFICIENT_SCOPE says which scope the key lacks.
+  if (error instanceof ApiError) console.error(`${error.status} ${error.code}: ${error.message}`);
+  else console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });
