@@ -81,7 +81,7 @@ const inWords = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).
  * Starts following and forwarding; resolves once the starting position and the secret are known and kept.
  *
  * @example
- * const listening = await listen({ apiKey, baseUrl, forwardTo: "http://127.0.0.1:8080/webhooks", stateFile: ".data/listen/state.json" });
+ * const listening = await listen({ apiKey, baseUrl, forwardTo: "http://127.0.0.1:8080/webhooks", stateFile: ".data/listen/test.json" });
  * console.log("verify with", listening.secret);
  * process.on("SIGINT", () => void listening.stop());
  */
