@@ -2,9 +2,10 @@
  * A local HTTPS webhook receiver for development: `npm run receiver [-- --port N] [--secret whsec_…] [--dir D]`.
  *
  * It listens on 127.0.0.1 with a certificate from a CA of its own (receiver-ca.ts, kept in `.data/receiver/`),
- * prints the command that starts the service trusting that CA and allowed to deliver to a private address, and
- * checks every delivery with `@service/webhook-verifier`, the published package, exactly as a subscriber would:
- * one line per delivery with its event type, event id and the verdict (verified, or refused and why).
+ * prints the exact `listen` command that forwards the workspace's events to it (trusting that CA; nothing to change
+ * in the service) and the line that starts the service for real webhooks instead, and checks every delivery with
+ * `@service/webhook-verifier`, the published package, exactly as a subscriber would: one line per delivery with its
+ * event type, event id and the verdict (verified, or refused and why).
  *
  * The endpoint's signing secret comes from `--secret` or from a line typed (pasted) while it runs; a new one is tried
  * first and the previous one still verifies (a rotation signs with both). Without `--port`, it takes the port it had
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
     const delivery = `delivery ${headerValue(req, "x-service-delivery")}`;
     if (secrets.length === 0) {
       process.stdout.write(
-        `${clock()}  waiting   ${claimed}  ${delivery}  no signing secret yet: paste it here (answered 503; the service retries)\n`,
+        `${clock()}  waiting   ${claimed}  ${delivery}  no signing secret yet: paste it here (answered 503; listen and the service try again)\n`,
       );
       res.writeHead(503, { "retry-after": String(NO_SECRET_RETRY_AFTER_SECONDS) }).end();
       return;
@@ -187,27 +188,39 @@ async function main(): Promise<void> {
     throw error;
   }
   const url = `https://127.0.0.1:${port}${ENDPOINT_PATH}`;
-  const start = `NODE_EXTRA_CA_CERTS=${shellWord(certificates.caFile)} WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start`;
+  const ca = shellWord(certificates.caFile);
+  // listen needs nothing of the service (it only reads the change stream): the printed line is all there is to run.
+  const listenLine = `SERVICE_API_KEY=$API_KEY NODE_EXTRA_CA_CERTS=${ca} npm run listen -- --forward-to ${url}`;
+  const start = `NODE_EXTRA_CA_CERTS=${ca} WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start`;
   const caNote = certificates.caCreated
     ? "new"
-    : "kept from the last start: a service started with the line below still trusts it";
+    : "kept from the last start: a listen or a service started with a line below still trusts it";
   const secretStep =
     secrets[0] === undefined
-      ? "3. Paste its signing secret (whsec_…) here and press Enter."
-      : `3. Deliveries are verified with the signing secret given (${shortSecret(secrets[0])}); paste another here to change it.`;
+      ? "2. Paste its signing secret (whsec_…) here and press Enter: listen prints it at start, and keeps it."
+      : `2. Deliveries are verified with the signing secret given (${shortSecret(secrets[0])}); paste another here to change it.`;
   process.stdout.write(
     [
       `Local webhook receiver on ${url}`,
       `Its certificate authority: ${certificates.caFile} (${caNote})`,
       "",
-      "1. Start the service so that it trusts this CA and may deliver to your own machine (local development only;",
-      "   a service already running without these settings must be stopped first: it reads them at start):",
+      "1. In another terminal, forward your workspace's events here with listen (nothing to change in the service;",
+      "   API_KEY holds your test key, sk_test_…, with the events:read scope):",
+      "",
+      `   ${listenLine}`,
+      "",
+      secretStep,
+      "3. Make an event happen, in a third terminal (`-- --list` lists every type):",
+      "",
+      "   SERVICE_API_KEY=$API_KEY npm run trigger -- lead.captured",
+      "",
+      "   Each delivery is checked with @service/webhook-verifier and printed here. Ctrl-C stops.",
+      "",
+      "Real webhooks instead: start the service with the line below (it trusts this CA and may deliver to your own",
+      "machine; local development only, and a running service reads these settings only when it starts), add the",
+      "endpoint above in the console (Developers → Webhooks → Add endpoint) and paste its signing secret here:",
       "",
       `   ${start}`,
-      "",
-      `2. Add the endpoint ${url}: in the console, Developers → Webhooks → Add endpoint (or POST /v1/webhooks).`,
-      secretStep,
-      "   Each delivery is then checked with @service/webhook-verifier and printed here. Ctrl-C stops.",
       "",
       "",
     ].join("\n"),

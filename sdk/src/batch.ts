@@ -77,8 +77,9 @@ export interface BatchPoster {
 /**
  * Creates or updates any number of leads, 100 a call, in order, and resolves with one result per item. Each call has
  * its own Idempotency-Key, which the client's retries reuse: a call retried after a lost answer writes nothing twice.
- * An item that fails does not stop the others (its result says why); a call refused as a whole throws `ApiError`,
- * and the calls before it stay written.
+ * An item that fails does not stop the others (its result says why, its field paths naming its row in `items`:
+ * `body.items.150.email`, not the `body.items.50.email` of its call); a call refused as a whole throws `ApiError`
+ * (paths likewise), and the calls before it stay written.
  *
  * @example
  * const results = await upsertLeads(client, rows, {
@@ -125,9 +126,29 @@ async function upsertInCalls<Result>(
       body: { match_on: matchOn, items: items.slice(start, start + BATCH_SIZE) },
       ...(options.signal && { signal: options.signal }),
     });
-    if (error !== undefined || data === undefined) throw new ApiError((error ?? {}) as Partial<ApiProblem>, response);
-    results.push(...(data as { data: Result[] }).data);
+    if (error !== undefined || data === undefined) {
+      throw new ApiError(inCallersRows((error ?? {}) as Partial<ApiProblem>, start), response);
+    }
+    for (const item of (data as { data: (Result & { problem?: ApiProblem })[] }).data) {
+      results.push(item.problem ? { ...item, problem: inCallersRows(item.problem, start) } : item);
+    }
     options.onProgress?.({ done: results.length, total: items.length, results });
   }
   return results;
+}
+
+/**
+ * A problem with its field paths naming the caller's row, not the row of its call: the call that starts at row 100
+ * answers `body.items.50.email` for row 150, which would send the caller to the wrong row of a spreadsheet.
+ */
+export function inCallersRows<P extends { errors?: { path: string; message: string }[] | undefined }>(
+  problem: P,
+  start: number,
+): P {
+  if (start === 0 || !problem.errors) return problem;
+  const errors = problem.errors.map((error) => ({
+    ...error,
+    path: error.path.replace(/^body\.items\.(\d+)(?=\.|$)/, (_, row: string) => `body.items.${start + Number(row)}`),
+  }));
+  return { ...problem, errors };
 }

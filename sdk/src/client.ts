@@ -47,7 +47,7 @@ export type Delivery = Schemas["Delivery"];
  * const options: ClientOptions = { apiKey: "sk_live_…", baseUrl: "https://api.example.com", timeoutMs: 10_000 };
  */
 export interface ClientOptions {
-  /** The API key (`sk_live_…`), sent as `Authorization: Bearer`. */
+  /** The API key (`sk_test_…` or `sk_live_…`), sent as `Authorization: Bearer`. */
   apiKey: string;
   /** Where the API is, e.g. `https://api.example.com`. */
   baseUrl: string;

@@ -202,6 +202,24 @@ describe("a project outside the monorepo", () => {
     expect(refused.stderr).toContain("Set SERVICE_API_KEY to an API key with the events:read scope.");
   });
 
+  it("runs `npx @service/sdk trigger` from the installed package: its usage, and a refusal of a live key", async () => {
+    const dir = join(work, "consumer");
+    const env = { ...childEnv, PATH: `${dirname(process.execPath)}:${childEnv.PATH ?? ""}` };
+    const help = await run("npx", ["--offline", "@service/sdk", "trigger", "--help"], { cwd: dir, env });
+    expect(help.stdout).toContain("Usage: npx @service/sdk trigger <event-type>");
+    // Port 9 (discard) is never asked: the refusal comes before any request.
+    const live = { ...env, SERVICE_API_KEY: "sk_live_packaged", SERVICE_BASE_URL: "http://127.0.0.1:9" };
+    const refused = await run("npx", ["--offline", "@service/sdk", "trigger", "lead.captured"], {
+      cwd: dir,
+      env: live,
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("trigger needs a test key (sk_test_…)");
+  });
+
   it("passes a CommonJS Jest test that requires the verifier", async () => {
     const dir = join(work, "jest");
     write(join(dir, "verifier.test.cjs"), JEST_TEST);
