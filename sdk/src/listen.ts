@@ -60,9 +60,8 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
-/** A page's `restarted_at`; absent from a server without test mode. Read untyped until the contract has it (issue 42). */
-const restartedAtOf = (page: object): string | null | undefined =>
-  (page as { restarted_at?: string | null }).restarted_at;
+/** A page's `restarted_at`; a service older than test mode sends none (`undefined`), which is never a reset. */
+const restartedAtOf = (page: { restarted_at?: string | null }): string | null | undefined => page.restarted_at;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {

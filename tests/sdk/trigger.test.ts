@@ -3,7 +3,8 @@
  * address in its environment) against the real service, with `listen` forwarding to a receiver that verifies every
  * delivery: the receiver's whole test loop, as the README has a user run it in two terminals.
  *
- * Keys are made as a user makes them, on the console's keys page (`POST /api/workspace/api-keys`, `mode: "test"`).
+ * Keys are made as a user makes them, on the console's keys page (`POST /api/workspace/api-keys` with the console's
+ * `Service-Mode: test`).
  */
 import { type ChildProcess, execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -32,12 +33,12 @@ afterAll(() => {
   for (const child of running.splice(0)) child.kill("SIGKILL");
 });
 
-/** A key made on the console's keys page: Test mode, or live (the default, sent without `mode`). */
+/** A key made on the console's keys page, in the mode its switch sends (`Service-Mode`). */
 async function consoleKey(owner: SignedIn, mode: "test" | "live"): Promise<string> {
-  const body = { name: `trigger ${mode}`, scopes: TRIGGER_SCOPES, ...(mode === "test" && { mode }) };
+  const body = { name: `trigger ${mode}`, scopes: TRIGGER_SCOPES };
   const response = await service().fetch(
     "/api/workspace/api-keys",
-    json(body, { cookie: owner.cookie, "x-csrf-token": owner.csrf }),
+    json(body, { cookie: owner.cookie, "x-csrf-token": owner.csrf, "service-mode": mode }),
   );
   const text = await response.text();
   expect(response.status, text).toBe(201);
