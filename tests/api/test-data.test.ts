@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../server/src/cli/admin-commands.ts";
 import { workspaceWithKey } from "../helpers/accounts.ts";
 import { ALL_SCOPES, ok } from "../helpers/sdk.ts";
-import { useTestService } from "../helpers/service.ts";
+import { type TestService, useTestService } from "../helpers/service.ts";
 
 const service = useTestService({ API_RATE_LIMIT_PER_MINUTE: "1000000", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
 
@@ -21,17 +21,16 @@ interface Modes {
   testKey: string;
 }
 
-/** One workspace with a live and a test key of every scope (the admin CLI's path). */
-async function workspaceWithModes(): Promise<Modes> {
-  const scopes = ALL_SCOPES;
-  const { workspaceId, key: liveKey } = await workspaceWithKey(service(), scopes);
-  const { key: testKey } = await createApiKey(service().service.db.pool, {
+/** One workspace of `on` with a live and a test key of these scopes (the admin CLI's path). */
+async function workspaceWithModes(on: TestService = service(), scopes = ALL_SCOPES): Promise<Modes> {
+  const { workspaceId, key: liveKey } = await workspaceWithKey(on, scopes);
+  const { key: testKey } = await createApiKey(on.service.db.pool, {
     workspaceId,
     name: "test mode",
     scopes,
     mode: "test",
   });
-  const client = (apiKey: string) => createClient({ apiKey, baseUrl: service().url, maxRetries: 0 });
+  const client = (apiKey: string) => createClient({ apiKey, baseUrl: on.url, maxRetries: 0 });
   return { workspaceId, live: client(liveKey), test: client(testKey), liveKey, testKey };
 }
 
@@ -221,14 +220,7 @@ describe("what test traffic does not touch", () => {
   const limited = useTestService({ API_RATE_LIMIT_PER_MINUTE: "5" });
 
   it("counts budgets per key: a test key over its budget leaves the live key's whole", async () => {
-    const scopes = ["leads:read"];
-    const { workspaceId, key: liveKey } = await workspaceWithKey(limited(), scopes);
-    const { key: testKey } = await createApiKey(limited().service.db.pool, {
-      workspaceId,
-      name: "t",
-      scopes,
-      mode: "test",
-    });
+    const { liveKey, testKey } = await workspaceWithModes(limited(), ["leads:read"]);
     const read = async (key: string) => {
       const answer = await limited().fetch("/v1/leads", { headers: { authorization: `Bearer ${key}` } });
       await answer.arrayBuffer();
@@ -241,16 +233,7 @@ describe("what test traffic does not touch", () => {
   });
 
   it("delivers test events to test subscriptions only, with livemode false and the workspace's id", async () => {
-    const scopes = [...ALL_SCOPES];
-    const { workspaceId, key: liveKey } = await workspaceWithKey(service(), scopes);
-    const { key: testKey } = await createApiKey(service().service.db.pool, {
-      workspaceId,
-      name: "t",
-      scopes,
-      mode: "test",
-    });
-    const client = (apiKey: string) => createClient({ apiKey, baseUrl: service().url, maxRetries: 0 });
-    const [live, test] = [client(liveKey), client(testKey)];
+    const { workspaceId, live, test } = await workspaceWithModes();
     // Nothing listens there: the deliveries fail, and keep the body they sent.
     const body = { url: "https://127.0.0.1:9/hook", events: ["lead.captured" as const] };
     const liveHook = ok(await live.POST("/v1/webhooks", { body }));

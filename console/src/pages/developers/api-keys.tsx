@@ -66,7 +66,7 @@ export function ApiKeysPage() {
         {mode === "test"
           ? "These are test mode's keys: they reach the workspace's test data only, never live data."
           : "These are live mode's keys; test mode (the switch above) has keys of its own."}{" "}
-        Its value is shown once, when it is made; here you see its first characters only.
+        A key's value is shown once, when it is made; here you see its first characters only.
       </p>
       {keys.isPending ? <Loading label="Loading API keys…" /> : null}
       {keys.error ? <ErrorState error={keys.error} onRetry={() => void keys.refetch()} /> : null}
