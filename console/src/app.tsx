@@ -13,6 +13,7 @@ import { SignUpPage } from "./pages/auth/sign-up.tsx";
 import { VerifyEmailPage } from "./pages/auth/verify-email.tsx";
 import { ApiKeysPage } from "./pages/developers/api-keys.tsx";
 import { DeliveryPage } from "./pages/developers/delivery.tsx";
+import { EventsPage } from "./pages/developers/events.tsx";
 import { DevelopersPage } from "./pages/developers/overview.tsx";
 import { WebhookPage } from "./pages/developers/webhook.tsx";
 import { WebhooksPage } from "./pages/developers/webhooks.tsx";
@@ -82,6 +83,11 @@ export function App() {
       <Route path={paths.webhooks}>
         <Private>
           <WebhooksPage />
+        </Private>
+      </Route>
+      <Route path={paths.events}>
+        <Private>
+          <EventsPage />
         </Private>
       </Route>
       <Route path={paths.webhook}>

@@ -14,6 +14,7 @@ export const paths = {
   developers: "/settings/developers",
   apiKeys: "/settings/developers/api-keys",
   webhooks: "/settings/developers/webhooks",
+  events: "/settings/developers/events",
   webhook: "/settings/developers/webhooks/:webhookId",
   delivery: "/settings/developers/webhooks/:webhookId/deliveries/:deliveryId",
 } as const;

@@ -5,13 +5,14 @@
 
 import { createClient } from "@service/sdk";
 import { describe, expect, it } from "vitest";
+import { createApiKey } from "../../server/src/cli/admin-commands.ts";
 import { withTransaction } from "../../server/src/db/transaction.ts";
 import { recordEvent } from "../../server/src/domain/events/events.service.ts";
 import { deleteEventsBefore } from "../../server/src/domain/events/events.store.ts";
 import { pruneOldEvents } from "../../server/src/domain/events/retention.ts";
 import { sampleObject } from "../../server/src/domain/webhooks/samples.ts";
 import { newId } from "../../server/src/lib/ids.ts";
-import { workspaceWithKey } from "../helpers/accounts.ts";
+import { registerAndVerify, signIn, uniqueEmail, workspaceWithKey } from "../helpers/accounts.ts";
 import { ALL_SCOPES, clientFor, ok } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";
 
@@ -311,5 +312,47 @@ describe("GET /v1/event-types", () => {
         expect(Object.keys((kind.data_schema as { $defs: object }).$defs)).toContain(name);
       }
     }
+  });
+});
+
+describe("GET /api/workspace/events (the console's session)", () => {
+  it("lists the signed-in workspace's events of the mode Service-Mode chooses, and refuses another mode", async () => {
+    const email = uniqueEmail("events");
+    await registerAndVerify(service(), email);
+    const session = await signIn(service(), email);
+    const keyOf = async (mode: "live" | "test") =>
+      (
+        await createApiKey(service().service.db.pool, {
+          workspaceId: session.workspaceId,
+          name: mode,
+          scopes: ["leads:write"],
+          mode,
+        })
+      ).key;
+    const make = async (key: string, name: string) =>
+      ok(await createClient({ apiKey: key, baseUrl: service().url }).POST("/v1/leads", { body: { name } }));
+    const live = await keyOf("live");
+    await make(live, "one");
+    await make(live, "two");
+    const testLead = await make(await keyOf("test"), "three");
+    const list = async (mode?: string) => {
+      const answer = await service().fetch("/api/workspace/events", {
+        headers: { cookie: session.cookie, ...(mode ? { "service-mode": mode } : {}) },
+      });
+      return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+    };
+    const inLive = await list();
+    expect(inLive.status).toBe(200);
+    expect(
+      (inLive.body.data as { livemode: boolean; sequence: number }[]).map((e) => [e.livemode, e.sequence]),
+    ).toEqual([
+      [true, 2],
+      [true, 1],
+    ]);
+    const inTest = await list("test");
+    expect(inTest.body.data).toMatchObject([{ livemode: false, sequence: 1, data: { object: { id: testLead.id } } }]);
+    const wrong = await list("staging");
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body.errors)).toContain("service-mode");
   });
 });

@@ -4,7 +4,7 @@
  * `POST /v1/leads/batch` (each with its `lead.captured` event), a live writer creating leads one at a time all along;
  * then `POST /v1/test-data/reset`, polled until it succeeded. Prints, side by side, the reset's time against the
  * target, and the live writes' p50/p99/max before and during the reset (the reset holds the sequencer's lock for its
- * last step only, and a live write answers once its events are numbered). Checks the counts and the live data.
+ * last step only, and a live write answers once its events are numbered). Checks the counts, and that the live leads and events made before the reset are byte for byte as they were.
  *
  *   npm run build && DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:test-data-reset
  *   (OBJECTS=10000 ROUNDS=3 by default)
@@ -52,13 +52,25 @@ function liveWriter(client: ServiceClient) {
   };
 }
 
-/** The live leads made up to now: the newest id and how many; a reset must leave every one of them. */
-async function liveLeads(workspaceId: string): Promise<{ newest: string; count: number }> {
-  const { rows } = await pool.query<{ newest: string; count: number }>(
-    "SELECT max(id) AS newest, count(*)::int AS count FROM leads WHERE workspace_id = $1",
-    [workspaceId],
+/**
+ * The workspace's live rows as text, byte for byte, in a stable order: every lead and event up to `through` (the newest
+ * lead id when read first; the live writer only adds rows, and never changes one), so that equal before and after the
+ * reset means untouched.
+ */
+async function liveRows(
+  workspaceId: string,
+  through?: string,
+): Promise<{ newest: string; sum: string; count: number }> {
+  const { rows } = await pool.query<{ newest: string; sum: string; count: number }>(
+    `WITH l AS (SELECT t.id, t::text AS row FROM leads t WHERE t.workspace_id = $1 AND ($2::text IS NULL OR t.id <= $2)),
+          e AS (SELECT t::text AS row FROM events t WHERE t.workspace_id = $1
+                   AND ($2::text IS NULL OR t.data->'object'->>'id' <= $2))
+     SELECT (SELECT max(id) FROM l) AS newest, (SELECT count(*)::int FROM l) AS count,
+            md5((SELECT coalesce(string_agg(row, '|' ORDER BY row), '') FROM l) ||
+                (SELECT coalesce(string_agg(row, '|' ORDER BY row), '') FROM e)) AS sum`,
+    [workspaceId, through ?? null],
   );
-  return rows[0] as { newest: string; count: number };
+  return rows[0] as { newest: string; sum: string; count: number };
 }
 
 try {
@@ -80,7 +92,10 @@ try {
     const writer = liveWriter(live);
     const before = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const liveBefore = await liveLeads(workspace.workspace_id);
+    // Up to the newest live lead now, once its event is surely numbered (a write answers after its pass).
+    const { newest } = await liveRows(workspace.workspace_id);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const liveBefore = await liveRows(workspace.workspace_id, newest);
     const started = performance.now();
     const accepted = await test.POST("/v1/test-data/reset", {});
     if (!accepted.data) throw new Error(`reset refused: ${JSON.stringify(accepted.error)}`);
@@ -101,11 +116,8 @@ try {
       `${workspace.workspace_id}_test`,
     ]);
     if (left.rows[0].n !== 0) throw new Error(`${left.rows[0].n} test leads left`);
-    const kept = await pool.query("SELECT count(*)::int AS n FROM leads WHERE workspace_id = $1 AND id <= $2", [
-      workspace.workspace_id,
-      liveBefore.newest,
-    ]);
-    if (liveBefore.count === 0 || kept.rows[0].n !== liveBefore.count) throw new Error("live leads were lost");
+    const liveAfter = await liveRows(workspace.workspace_id, newest);
+    if (liveBefore.count === 0 || liveAfter.sum !== liveBefore.sum) throw new Error("the live data changed");
     seconds.push(took);
     const a = writer.between(before, started);
     const b = writer.between(started, ended);

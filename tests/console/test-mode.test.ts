@@ -77,7 +77,7 @@ describe.runIf(runBrowserTests)("console: test mode", () => {
     expect(await liveDialog.getByRole("checkbox", { name: "test_data:write", exact: true }).count()).toBe(0);
   });
 
-  it("lists each mode's webhook endpoints and deliveries only, and leaves an endpoint's page for its list", async () => {
+  it("lists each mode's endpoints, deliveries and events only, and leaves an endpoint's page for its list", async () => {
     const url = (label: string) => `${receiver.url}/${label}`;
     const made = async (key: string, label: string) => {
       const answer = await v1(key, "/v1/webhooks", { url: url(label), events: ["lead.captured"] });
@@ -86,7 +86,9 @@ describe.runIf(runBrowserTests)("console: test mode", () => {
     };
     const liveHook = await made(liveKey, "live-hook");
     await made(testKey, "test-hook");
-    expect((await v1(testKey, "/v1/leads", { email: "test.lead@example.com" })).status).toBe(201);
+    const created = await v1(testKey, "/v1/leads", { email: "test.lead@example.com" });
+    expect(created.status).toBe(201);
+    const testLead = ((await created.json()) as { id: string }).id;
 
     const page = await harness().newPage();
     await signInViaConsole(page, email);
@@ -101,5 +103,16 @@ describe.runIf(runBrowserTests)("console: test mode", () => {
     // The test lead's delivery is listed under the test endpoint.
     await expect.poll(() => page.getByText("lead.captured").count()).toBeGreaterThan(0);
     await capture(page, "webhook-test-mode");
+
+    // Events: test mode's feed from 1, its lead's id, and none of live mode's.
+    await page.getByRole("link", { name: "Events", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Events" }).waitFor();
+    const rows = page.getByRole("row").filter({ hasText: "lead.captured" });
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(testLead);
+    await capture(page, "events-test-mode");
+    await (await modeSwitch(page)).uncheck();
+    await page.getByText("No events yet").waitFor();
   });
 });

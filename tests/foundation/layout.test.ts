@@ -16,6 +16,7 @@ const repo = new URL("../..", import.meta.url).pathname;
 const RESOURCE_OF: Record<string, { resource: string; why: string }> = {
   EventTypes: { resource: "events", why: "the catalog of the events' types, served beside them" },
   WorkspaceWebhooks: { resource: "webhooks", why: "the same subscriptions, through the console's session" },
+  WorkspaceEvents: { resource: "events", why: "the same events, through the console's session" },
   WorkspaceSettings: { resource: "workspaces", why: "the contract's tag for the signed-in user's workspace" },
 };
 

@@ -20,6 +20,7 @@ const PAGE_LIMIT = 100;
 export const queryKeys = {
   apiKeys: ["api-keys"] as const,
   webhooks: ["webhooks"] as const,
+  events: ["events"] as const,
   webhook: (id: string) => ["webhooks", id] as const,
   deliveries: (id: string) => ["webhooks", id, "deliveries"] as const,
   stats: (id: string) => ["webhooks", id, "stats"] as const,
@@ -29,6 +30,11 @@ export const queryKeys = {
 export const apiKeysQuery = queryOptions({
   queryKey: queryKeys.apiKeys,
   queryFn: () => unwrap(api.GET("/api/workspace/api-keys", { params: { query: { limit: PAGE_LIMIT } } })),
+});
+
+export const eventsQuery = queryOptions({
+  queryKey: queryKeys.events,
+  queryFn: () => unwrap(api.GET("/api/workspace/events", { params: { query: { limit: PAGE_LIMIT } } })),
 });
 
 export const webhooksQuery = queryOptions({

@@ -112,8 +112,8 @@ export function AppLayout({
       </header>
       {mode === "test" ? (
         <p className="test-mode-banner" role="status">
-          Test mode: the keys, webhooks and deliveries here are test data. Keys made here start with sk_test_ and reach
-          test data only.
+          Test mode: the keys, webhooks, deliveries and events here are test data. Keys made here start with sk_test_
+          and reach test data only.
         </p>
       ) : null}
       <div className="app-body">
@@ -130,6 +130,9 @@ export function AppLayout({
                 </li>
                 <li>
                   <NavLink href={paths.webhooks}>Webhooks</NavLink>
+                </li>
+                <li>
+                  <NavLink href={paths.events}>Events</NavLink>
                 </li>
               </ul>
             </li>

@@ -1,7 +1,7 @@
 /**
  * The console's mode: live or test (the workspace's test data, made with `sk_test_` keys). Every request to
  * `/api/workspace/…` carries it as `Service-Mode` (api/client.ts), so every page shows and changes that mode's keys,
- * webhooks and deliveries only. Kept per tab (sessionStorage): a reload stays in the mode, another tab chooses its own.
+ * webhooks, deliveries and events only. Kept per tab (sessionStorage): a reload stays in the mode, another tab chooses its own.
  */
 import { useSyncExternalStore } from "react";
 

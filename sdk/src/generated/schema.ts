@@ -288,6 +288,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspace/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's events
+         * @description Lists the events of the workspace's mode, newest first.
+         */
+        get: operations["WorkspaceEvents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspace/webhooks": {
         parameters: {
             query?: never;
@@ -4511,6 +4531,157 @@ export interface operations {
             };
             /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
             422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceEvents_list: {
+        parameters: {
+            query?: {
+                /** @description How many objects to return, 1 to 100. */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only events of this kind. */
+                type?: components["schemas"]["EventType"];
+            };
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9K",
+                     *           "object": "event",
+                     *           "livemode": true,
+                     *           "type": "lead.captured",
+                     *           "sequence": 1,
+                     *           "timestamp": "2026-11-01T09:30:00Z",
+                     *           "api_version": "1.0",
+                     *           "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+                     *           "data": {
+                     *             "object": {
+                     *               "id": "lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7",
+                     *               "object": "lead",
+                     *               "livemode": true,
+                     *               "email": "ada@example.com",
+                     *               "phone": "+44 20 7946 0958",
+                     *               "name": "Ada Lovelace",
+                     *               "company": "Analytical Engines Ltd",
+                     *               "status": "new",
+                     *               "source": "website",
+                     *               "tags": [
+                     *                 "trial",
+                     *                 "enterprise"
+                     *               ],
+                     *               "custom_attributes": {
+                     *                 "plan": "pro"
+                     *               },
+                     *               "external_id": "crm-4821",
+                     *               "created_at": "2026-11-01T09:30:00Z",
+                     *               "updated_at": "2026-11-01T09:30:00Z",
+                     *               "version": 1
+                     *             }
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null,
+                     *       "restarted_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
                     "Request-Id": string;

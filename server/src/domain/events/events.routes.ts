@@ -1,5 +1,5 @@
 /**
- * HTTP handlers of `/v1/events` and `/v1/event-types`: reads only (events are written by the changes they describe).
+ * HTTP handlers of `/v1/events`, `/v1/event-types` and the console's `/api/workspace/events`: reads only (events are written by the changes they describe).
  * A stream read with `wait` that finds nothing waits for its workspace's next event without a database connection
  * (stream-waiters.ts), then reads again, until an event comes or the time is up.
  */
@@ -52,5 +52,10 @@ export function eventHandlers(deps: {
       body: await events.getEvent(pool, principal.workspaceId, params.event_id),
     }),
     EventTypes_list: async () => ({ status: 200, body: catalog }),
+    // The console's page of events: the session's workspace, in the mode its switch chose (http/authenticate.ts).
+    WorkspaceEvents_list: async ({ principal, query }) => ({
+      status: 200,
+      body: await events.listEvents(pool, principal.workspaceId, query),
+    }),
   };
 }
