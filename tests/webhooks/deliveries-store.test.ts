@@ -15,6 +15,7 @@ import { sendEvent } from "../../server/src/domain/webhooks/deliveries.service.t
 import { abandon, findTargets, saveOutcomes } from "../../server/src/domain/webhooks/deliveries.store.ts";
 import { DELIVERY_QUEUE, type DeliveryJob, deliveryJobId } from "../../server/src/domain/webhooks/delivery-jobs.ts";
 import { sampleObject } from "../../server/src/domain/webhooks/samples.ts";
+import { admitStarts } from "../../server/src/domain/webhooks/throttle.ts";
 import { createWebhook } from "../../server/src/domain/webhooks/webhooks.service.ts";
 import { newId } from "../../server/src/lib/ids.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -221,5 +222,29 @@ describe("the subscription's health after an attempt", () => {
   it("disables a subscription whose endpoint is gone (410)", async () => {
     await record("gone");
     expect(await webhook()).toMatchObject({ enabled: false, disabled_reason: "endpoint_gone" });
+  });
+});
+
+describe("the admission of a paced attempt (admit_delivery_starts())", () => {
+  it("records the start when it is admitted, after waiting for another admission, not when it began to wait", async () => {
+    const holder = await pool.connect();
+    try {
+      // Another admission holds the subscription's pace row for 300 ms.
+      await holder.query("BEGIN");
+      await holder.query("SELECT lock_webhook_pacing($1::text[])", [[webhookId]]);
+      const waiting = admitStarts(pool, [{ webhookId, perSecond: 1000 }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { rows } = await holder.query<{ released: Date }>("SELECT clock_timestamp() AS released");
+      await holder.query("COMMIT");
+      expect(await waiting).toEqual([null]);
+      const pace = await pool.query<{ last: Date }>(
+        "SELECT recent_starts[array_length(recent_starts, 1)] AS last FROM webhook_pacing WHERE webhook_id = $1",
+        [webhookId],
+      );
+      // Admitted once the row was free: its start is not before the holder let go.
+      expect(pace.rows[0]?.last.getTime()).toBeGreaterThanOrEqual((rows[0] as { released: Date }).released.getTime());
+    } finally {
+      holder.release();
+    }
   });
 });
