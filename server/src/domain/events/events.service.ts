@@ -152,23 +152,25 @@ export interface StreamQuery extends EventFilters {
 export async function listStream(db: Queryable, workspaceId: string, query: StreamQuery) {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const rows = await store.streamRows(db, workspaceId, query.after_sequence, limit, query);
-  if (rows.length === 0 && query.after_sequence > 0) await checkPosition(db, workspaceId, query.after_sequence);
-  else if (rows.length > 0 && query.after_sequence > 0 && Number(rows[0]?.sequence) > query.after_sequence + 1) {
-    // A filtered stream skips sequences of other types; only an unfiltered one can tell a gap from retention here.
-    await checkPosition(db, workspaceId, query.after_sequence);
-  }
+  const after = query.after_sequence;
+  // A filtered stream skips sequences of other types; only an unfiltered one can tell a gap from retention here.
+  const suspect = after > 0 && (rows.length === 0 || Number(rows[0]?.sequence) > after + 1);
+  const bounds = suspect ? await checkPosition(db, workspaceId, after) : undefined;
   const has_more = rows.length > limit;
   return {
     object: "list" as const,
     data: rows.slice(0, limit).map(toEvent),
     has_more,
     next_cursor: null,
-    restarted_at: await restartedAt(db, workspaceId),
+    // The bounds read for the position say it too: one read of them per page at most.
+    restarted_at: bounds ? bounds.restartedAt : await restartedAt(db, workspaceId),
   };
 }
 
-async function checkPosition(db: Queryable, workspaceId: string, after: number): Promise<void> {
-  const { last, prunedThrough, restartedAt } = await store.streamBounds(db, workspaceId);
+/** Throws the problem of a position the feed cannot continue from; returns the bounds it read. */
+async function checkPosition(db: Queryable, workspaceId: string, after: number): Promise<store.StreamBounds> {
+  const bounds = await store.streamBounds(db, workspaceId);
+  const { last, prunedThrough, restartedAt } = bounds;
   if (after < prunedThrough) {
     throw new AppError("EVENTS_EXPIRED", {
       detail: `The events after sequence ${after} up to ${prunedThrough} are older than 30 days and deleted; the oldest kept is ${prunedThrough + 1}.`,
@@ -185,6 +187,7 @@ async function checkPosition(db: Queryable, workspaceId: string, after: number):
       errors: [{ path: "query.after_sequence", message: `is past the newest event of this workspace (${last})` }],
     });
   }
+  return bounds;
 }
 
 export async function getEvent(db: Queryable, workspaceId: string, id: string): Promise<Event> {
