@@ -3,8 +3,9 @@
  * kept for inspection when one fails (its name is printed).
  */
 import { randomBytes } from "node:crypto";
+import { appendFileSync } from "node:fs";
 import pg from "pg";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 
 export interface TestDatabase {
   readonly url: string;
@@ -28,6 +29,10 @@ function withDatabase(url: string, database: string): string {
  */
 export async function createTestDatabase(options: { ownedByNewRole?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject("adminDatabaseUrl");
+  // CI runs the files that use the run's PostgreSQL again on the embedded default (.ci/run): they name themselves.
+  const log = process.env.TEST_BACKING_LOG;
+  const file = expect.getState().testPath;
+  if (log && file) appendFileSync(log, `${file}\n`);
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const role = options.ownedByNewRole ? name : undefined;
   // A password, since a server may ask for one (the embedded server does: scram-sha-256).
