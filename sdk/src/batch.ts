@@ -2,12 +2,13 @@ import { ApiError, type ApiProblem } from "./errors.js";
 import type { components } from "./generated/schema.js";
 
 /**
- * A lead to create or update: a `LeadCreate`, matched on its `external_id` or `email`.
+ * A lead to create or update: a `LeadCreate`, matched on its `external_id` or `email`, with `expected_version` to
+ * apply it only to that version of the lead it matches.
  *
  * @example
  * const row: LeadUpsert = { external_id: "crm-4821", name: "Ada Lovelace", email: "ada@example.com" };
  */
-export type LeadUpsert = components["schemas"]["LeadCreate"];
+export type LeadUpsert = components["schemas"]["LeadBatchUpsertItem"];
 /**
  * What became of one item: `created`, `updated`, `unchanged`, or `failed` with its `problem`.
  *
@@ -17,12 +18,13 @@ export type LeadUpsert = components["schemas"]["LeadCreate"];
 export type LeadBatchItem = components["schemas"]["LeadBatchItem"];
 
 /**
- * A ticket to create or update: a `TicketCreate` with its `external_id`, which it is matched on.
+ * A ticket to create or update: a `TicketCreate` with its `external_id`, which it is matched on, and
+ * `expected_version` to apply it only to that version of the ticket.
  *
  * @example
  * const row: TicketUpsert = { external_id: "zd-1042", subject: "Cannot export invoices", status: "open" };
  */
-export type TicketUpsert = components["schemas"]["TicketCreate"] & { external_id: string };
+export type TicketUpsert = components["schemas"]["TicketBatchUpsertItem"] & { external_id: string };
 /**
  * What became of one ticket item, as `LeadBatchItem` for leads.
  *

@@ -11,6 +11,16 @@ import {
 } from "./batch.js";
 import type { ApiProblem } from "./errors.js";
 import type { components, paths } from "./generated/schema.js";
+import {
+  type Changed,
+  type ChangeOptions,
+  changed,
+  conditionHeaders,
+  type Fetched,
+  fetched,
+  type ReadOptions,
+  type Updates,
+} from "./objects.js";
 import { type ListPath, type ListQuery, type PaginateArgs, type PaginateOptions, pages, paginate } from "./paginate.js";
 import { resilientFetch } from "./retry.js";
 import { userAgent } from "./version.js";
@@ -191,6 +201,12 @@ export function createClient(options: ClientOptions) {
     (query: ListQuery<P> = {} as ListQuery<P>, control: PageControl = {}) =>
       paginate(client, path, { ...control, params: { query } } as PaginateOptions<P>);
 
+  /** The request options of a conditional call. */
+  const init = (options: ReadOptions & ChangeOptions) => ({
+    headers: conditionHeaders(options),
+    ...(options.signal && { signal: options.signal }),
+  });
+
   return Object.assign(client, {
     /**
      * Every item of any list of the contract, page after page (see `paginate`).
@@ -216,10 +232,61 @@ export function createClient(options: ClientOptions) {
        * const results = await client.leads.upsert(rows, { matchOn: "external_id", onProgress: ({ done }) => console.log(done) });
        */
       upsert: (items: readonly LeadUpsert[], options: UpsertOptions) => upsertLeads(client, items, options),
+      /**
+       * One lead with its `etag`; with `ifNoneMatch`, `notModified` (free) while it is unchanged.
+       *
+       * @example
+       * const read = await client.leads.get("lead_01J…", { ifNoneMatch: etag });
+       */
+      get: async (leadId: string, options: ReadOptions = {}): Promise<Fetched<Lead>> =>
+        fetched(await client.GET("/v1/leads/{lead_id}", { params: { path: { lead_id: leadId } }, ...init(options) })),
+      /**
+       * Changes a lead; with `ifMatch`, only the version you read (else `PRECONDITION_FAILED`).
+       *
+       * @example
+       * const result = await client.leads.update("lead_01J…", { status: "qualified" }, { ifMatch: etag });
+       */
+      update: async (leadId: string, patch: Updates["lead"], options: ChangeOptions = {}): Promise<Changed<Lead>> =>
+        changed(
+          await client.PATCH("/v1/leads/{lead_id}", {
+            params: { path: { lead_id: leadId } },
+            body: patch,
+            ...init(options),
+          }),
+        ),
+      /**
+       * Deletes a lead; with `ifMatch`, only the version you read (else `PRECONDITION_FAILED`).
+       *
+       * @example
+       * const { error } = await client.leads.remove("lead_01J…", { ifMatch: etag });
+       */
+      remove: async (leadId: string, options: ChangeOptions = {}) =>
+        await client.DELETE("/v1/leads/{lead_id}", { params: { path: { lead_id: leadId } }, ...init(options) }),
     },
     conversations: {
       /** @example for await (const conversation of client.conversations.list({ state: "open" })) console.log(conversation.id); */
       list: list("/v1/conversations"),
+      /** @example const read = await client.conversations.get("conv_01J…", { ifNoneMatch: etag }); */
+      get: async (conversationId: string, options: ReadOptions = {}): Promise<Fetched<Conversation>> =>
+        fetched(
+          await client.GET("/v1/conversations/{conversation_id}", {
+            params: { path: { conversation_id: conversationId } },
+            ...init(options),
+          }),
+        ),
+      /** @example const result = await client.conversations.update("conv_01J…", { state: "closed" }, { ifMatch: etag }); */
+      update: async (
+        conversationId: string,
+        patch: Updates["conversation"],
+        options: ChangeOptions = {},
+      ): Promise<Changed<Conversation>> =>
+        changed(
+          await client.PATCH("/v1/conversations/{conversation_id}", {
+            params: { path: { conversation_id: conversationId } },
+            body: patch,
+            ...init(options),
+          }),
+        ),
       /** @example for await (const message of client.conversations.messages("conv_01J…")) console.log(message.body); */
       messages: (
         conversationId: string,
@@ -234,6 +301,24 @@ export function createClient(options: ClientOptions) {
     tickets: {
       /** @example for await (const ticket of client.tickets.list({ status: "open" })) console.log(ticket.number); */
       list: list("/v1/tickets"),
+      /** @example const read = await client.tickets.get("tkt_01J…", { ifNoneMatch: etag }); */
+      get: async (ticketId: string, options: ReadOptions = {}): Promise<Fetched<Ticket>> =>
+        fetched(
+          await client.GET("/v1/tickets/{ticket_id}", { params: { path: { ticket_id: ticketId } }, ...init(options) }),
+        ),
+      /** @example const result = await client.tickets.update("tkt_01J…", { status: "solved" }, { ifMatch: etag }); */
+      update: async (
+        ticketId: string,
+        patch: Updates["ticket"],
+        options: ChangeOptions = {},
+      ): Promise<Changed<Ticket>> =>
+        changed(
+          await client.PATCH("/v1/tickets/{ticket_id}", {
+            params: { path: { ticket_id: ticketId } },
+            body: patch,
+            ...init(options),
+          }),
+        ),
       /**
        * Creates or updates any number of tickets by `external_id`, 100 a call (see `upsertTickets`).
        *

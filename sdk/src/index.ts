@@ -45,6 +45,7 @@ export {
 } from "./client.js";
 export { ApiError, type ApiProblem, type ErrorCode, type Problem } from "./errors.js";
 export type { components, operations, paths, webhooks } from "./generated/schema.js";
+export type { Changed, ChangeOptions, Fetched, ReadOptions, Updates } from "./objects.js";
 export {
   type ListItem,
   type ListPage,

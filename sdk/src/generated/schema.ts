@@ -1655,7 +1655,7 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "TEST_MODE_ONLY" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "TEST_DATA_RESET_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "EVENTS_RESET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "TEST_MODE_ONLY" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "TEST_DATA_RESET_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "EVENTS_RESET" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
         /** @description Any event. */
         Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
         /**
@@ -1807,13 +1807,38 @@ export interface components {
         LeadBatchUpsert: {
             match_on: components["schemas"]["LeadMatchOn"];
             /**
-             * @description Each a `LeadCreate`, checked on its own: an item that is not one fails alone (`result: failed`, a
+             * @description Each a `LeadBatchUpsertItem`, checked on its own: an item that is not one fails alone (`result: failed`, a
              *     `VALIDATION_FAILED` problem naming its field as `body.items.N.field`). A matched lead gets the item's fields as
              *     an update; fields the item leaves out keep their values.
              */
-            items: {
+            items: (components["schemas"]["LeadBatchUpsertItem"] | {
                 [key: string]: unknown;
-            }[];
+            })[];
+        };
+        /**
+         * @description One item of a lead batch: the fields of a `LeadCreate`, and the version of the lead it expects to change. It
+         *     carries the field it is matched on (`match_on`), which names the lead.
+         */
+        LeadBatchUpsertItem: {
+            email?: components["schemas"]["EmailAddress"];
+            phone?: string;
+            name?: string;
+            company?: string;
+            status?: components["schemas"]["LeadStatus"];
+            source?: string;
+            tags?: components["schemas"]["Tag"][];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
+            external_id?: string;
+            /**
+             * Format: int32
+             * @description Optimistic concurrency, as `If-Match` for a single write: the item applies only to a matched lead at this
+             *     `version`. When the lead is at another version, or none matches, the item fails alone with 412
+             *     `PRECONDITION_FAILED` and changes nothing.
+             */
+            expected_version?: number;
         };
         /** @description The data of `lead.captured`. */
         LeadCapturedData: {
@@ -2478,14 +2503,35 @@ export interface components {
         TicketBatchUpsert: {
             match_on: components["schemas"]["TicketMatchOn"];
             /**
-             * @description Each a `TicketCreate` with its `external_id`, checked on its own: an item that is not one fails alone
+             * @description Each a `TicketBatchUpsertItem` with its `external_id`, checked on its own: an item that is not one fails alone
              *     (`result: failed`, a `VALIDATION_FAILED` problem naming its field as `body.items.N.field`). A matched ticket gets
              *     the item's fields as an update (its `status` must then follow the legal moves); fields the item leaves out keep
              *     their values.
              */
-            items: {
+            items: (components["schemas"]["TicketBatchUpsertItem"] | {
                 [key: string]: unknown;
-            }[];
+            })[];
+        };
+        /** @description One item of a ticket batch: the fields of a `TicketCreate`, and the version of the ticket it expects to change. */
+        TicketBatchUpsertItem: {
+            subject: string;
+            description?: string;
+            status?: components["schemas"]["TicketStatus"];
+            priority?: components["schemas"]["Priority"];
+            lead_id?: components["schemas"]["LeadId"];
+            conversation_id?: components["schemas"]["ConversationId"];
+            assignee?: string;
+            tags?: components["schemas"]["Tag"][];
+            /** Format: date-time */
+            due_at?: string;
+            external_id?: string;
+            /**
+             * Format: int32
+             * @description Optimistic concurrency, as `If-Match` for a single write: the item applies only to a matched ticket at this
+             *     `version`. When the ticket is at another version, or none matches, the item fails alone with 412
+             *     `PRECONDITION_FAILED` and changes nothing.
+             */
+            expected_version?: number;
         };
         /** @description A new ticket. */
         TicketCreate: {
@@ -2878,6 +2924,8 @@ export interface components {
     parameters: {
         CsrfTokenHeader: string;
         IdempotencyKeyHeader: string;
+        IfMatchHeader: string;
+        IfNoneMatchHeader: string;
         /** @description The `next_cursor` of the previous page; opaque. */
         "ListQuery.cursor": string;
         /** @description How many objects to return, 1 to 100. */
@@ -6818,7 +6866,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Created, with the new object's `ETag`. */
             201: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6830,6 +6878,7 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
                     Location: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6976,7 +7025,9 @@ export interface operations {
     Conversations_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["IfNoneMatchHeader"];
+            };
             path: {
                 /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
                 conversation_id: components["schemas"]["ConversationId"];
@@ -6985,7 +7036,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The request succeeded. */
+            /** @description The object, with its `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -6994,6 +7045,7 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,6 +7070,23 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Conversation"];
                 };
+            };
+            /**
+             * @description 304 Not Modified (RFC 9110 §15.4.5): the object's current `ETag` is one the request's `If-None-Match` names, so
+             *     the copy the client holds is current. No body, and no request of the budget spent.
+             */
+            304: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
@@ -7098,6 +7167,7 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "If-Match"?: components["parameters"]["IfMatchHeader"];
             };
             path: {
                 /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
@@ -7116,7 +7186,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Done, with the object's new `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7126,6 +7196,7 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7201,6 +7272,18 @@ export interface operations {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
                     "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 412 `PRECONDITION_FAILED`: the object changed since the `ETag` the request names; `ETag` is the current one. */
+            412: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7425,7 +7508,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Created, with the new object's `ETag`. */
             201: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7437,6 +7520,7 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
                     Location: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,7 +7664,9 @@ export interface operations {
     Conversations_getMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["IfNoneMatchHeader"];
+            };
             path: {
                 /** @example conv_01JD3Z7A1B2C3D4E5F6G7H8J9K */
                 conversation_id: components["schemas"]["ConversationId"];
@@ -7591,7 +7677,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The request succeeded. */
+            /** @description The object, with its `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -7600,6 +7686,7 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7621,6 +7708,23 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Message"];
                 };
+            };
+            /**
+             * @description 304 Not Modified (RFC 9110 §15.4.5): the object's current `ETag` is one the request's `If-None-Match` names, so
+             *     the copy the client holds is current. No body, and no request of the budget spent.
+             */
+            304: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
@@ -8267,7 +8371,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Created, with the new object's `ETag`. */
             201: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8279,6 +8383,7 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
                     Location: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,7 +8748,9 @@ export interface operations {
     Leads_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["IfNoneMatchHeader"];
+            };
             path: {
                 /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
                 lead_id: components["schemas"]["LeadId"];
@@ -8652,7 +8759,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The request succeeded. */
+            /** @description The object, with its `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8661,6 +8768,7 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8691,94 +8799,11 @@ export interface operations {
                     "application/json": components["schemas"]["Lead"];
                 };
             };
-            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
-            400: {
-                headers: {
-                    /** @description The id of this request: quote it when asking for support. */
-                    "Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
-            401: {
-                headers: {
-                    /** @description The id of this request: quote it when asking for support. */
-                    "Request-Id": string;
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
-            403: {
-                headers: {
-                    /** @description The id of this request: quote it when asking for support. */
-                    "Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
-            404: {
-                headers: {
-                    /** @description The id of this request: quote it when asking for support. */
-                    "Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
-            429: {
-                headers: {
-                    /** @description The id of this request: quote it when asking for support. */
-                    "Request-Id": string;
-                    "Retry-After": number;
-                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
-                    "RateLimit-Policy": string;
-                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
-                    RateLimit: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Any other error: a problem+json body with a status and code from the catalog. */
-            default: {
-                headers: {
-                    /** @description The id of this request: quote it when asking for support. */
-                    "Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    Leads_delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6ZZ */
-                lead_id: components["schemas"]["LeadId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; nothing to return. */
-            204: {
+            /**
+             * @description 304 Not Modified (RFC 9110 §15.4.5): the object's current `ETag` is one the request's `If-None-Match` names, so
+             *     the copy the client holds is current. No body, and no request of the budget spent.
+             */
+            304: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
                     "Request-Id": string;
@@ -8786,6 +8811,7 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8864,11 +8890,125 @@ export interface operations {
             };
         };
     };
+    Leads_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-Match"?: components["parameters"]["IfMatchHeader"];
+            };
+            path: {
+                /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6ZZ */
+                lead_id: components["schemas"]["LeadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; nothing to return. */
+            204: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 412 `PRECONDITION_FAILED`: the object changed since the `ETag` the request names; `ETag` is the current one. */
+            412: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Leads_update: {
         parameters: {
             query?: never;
             header?: {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "If-Match"?: components["parameters"]["IfMatchHeader"];
             };
             path: {
                 /** @example lead_01JD3Z6Q4W2YB7K8N9P0R5S6T7 */
@@ -8887,7 +9027,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Done, with the object's new `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -8897,6 +9037,7 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8977,6 +9118,18 @@ export interface operations {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
                     "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 412 `PRECONDITION_FAILED`: the object changed since the `ETag` the request names; `ETag` is the current one. */
+            412: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9494,7 +9647,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Created, with the new object's `ETag`. */
             201: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9506,6 +9659,7 @@ export interface operations {
                     "Idempotent-Replayed"?: "true";
                     /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
                     Location: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9872,7 +10026,9 @@ export interface operations {
     Tickets_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["IfNoneMatchHeader"];
+            };
             path: {
                 /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
                 ticket_id: components["schemas"]["TicketId"];
@@ -9881,7 +10037,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The request succeeded. */
+            /** @description The object, with its `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -9890,6 +10046,7 @@ export interface operations {
                     "RateLimit-Policy": string;
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9920,6 +10077,23 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Ticket"];
                 };
+            };
+            /**
+             * @description 304 Not Modified (RFC 9110 §15.4.5): the object's current `ETag` is one the request's `If-None-Match` names, so
+             *     the copy the client holds is current. No body, and no request of the budget spent.
+             */
+            304: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
             400: {
@@ -10000,6 +10174,7 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "If-Match"?: components["parameters"]["IfMatchHeader"];
             };
             path: {
                 /** @example tkt_01JD3Z7C1B2C3D4E5F6G7H8J9K */
@@ -10018,7 +10193,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            /** @description Done, with the object's new `ETag`. */
             200: {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
@@ -10028,6 +10203,7 @@ export interface operations {
                     /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
                     RateLimit: string;
                     "Idempotent-Replayed"?: "true";
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10109,6 +10285,18 @@ export interface operations {
                 headers: {
                     /** @description The id of this request: quote it when asking for support. */
                     "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 412 `PRECONDITION_FAILED`: the object changed since the `ETag` the request names; `ETag` is the current one. */
+            412: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {

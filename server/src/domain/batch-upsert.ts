@@ -6,12 +6,14 @@
  * Atomic per item, not per batch: an item that fails is undone alone (its rows and its events) and answers its own
  * problem, while the others stand. Where a statement could fail the item (`risky`), it runs under a savepoint of the
  * call's one transaction; an item that changes nothing writes nothing. The call's Idempotency-Key covers the whole
- * batch (`write()`).
+ * batch (`write()`). An item's `expected_version` applies it only to a matched object at that version (412
+ * `PRECONDITION_FAILED` otherwise, as `If-Match` for one object: preconditions.ts).
  */
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { AppError, type FieldError, toProblem } from "../errors.ts";
 import { dropEventsAfter, eventsMark } from "./events/events.service.ts";
+import { staleItem } from "./preconditions.ts";
 
 type BatchItemResult = components["schemas"]["BatchItemResult"];
 type Problem = components["schemas"]["Problem"];
@@ -26,8 +28,8 @@ export interface BatchItem<Object> {
 }
 
 /** What a batch needs to know of one kind of object. `Item` is the contract's create schema of it. */
-export interface BatchKind<Item, Object extends { version: number }> {
-  /** The item's contract (`LeadCreate`, `TicketCreate`). */
+export interface BatchKind<Item, Object extends { id: string; version: number }> {
+  /** The item's contract (`LeadBatchUpsertItem`, `TicketBatchUpsertItem`). */
   validateItem: SchemaCheck;
   /** The field an item is matched on, which it must carry. */
   matchOn: keyof Item & keyof Object & string;
@@ -57,13 +59,17 @@ export interface BatchKind<Item, Object extends { version: number }> {
  * @example
  * await upsertBatch(client, items, request.id, leadBatchKind(workspaceId, deps)); // { object: "list", data: [...] }
  */
-export async function upsertBatch<Item, Object extends { version: number }>(
+export async function upsertBatch<Item, Object extends { id: string; version: number }>(
   db: pg.PoolClient,
   items: readonly unknown[],
   requestId: string,
   kind: BatchKind<Item, Object>,
 ): Promise<{ object: "list"; data: BatchItem<Object>[] }> {
-  const checked = items.map((raw, index) => ({ item: raw as Item, refused: itemErrors(raw, index, kind) }));
+  const checked = items.map((raw, index) => {
+    const refused = itemErrors(raw, index, kind);
+    const { expected_version: expected, ...item } = raw as Item & { expected_version?: number };
+    return { item: item as Item, expected, refused };
+  });
   const keyOf = (item: Item) => kind.keyOf(item[kind.matchOn] as string);
   const keys = checked.flatMap(({ item, refused }) => (refused ? [] : [item[kind.matchOn] as string]));
   const matches = new Map<string, Object[]>();
@@ -73,7 +79,7 @@ export async function upsertBatch<Item, Object extends { version: number }>(
   }
   const inserted = await insertCreates(db, checked, matches, keyOf, kind);
   const data: BatchItem<Object>[] = [];
-  for (const [index, { item, refused }] of checked.entries()) {
+  for (const [index, { item, expected, refused }] of checked.entries()) {
     const failed = (error: AppError): BatchItem<Object> => ({ result: "failed", problem: toProblem(error, requestId) });
     if (refused) {
       data.push(failed(refused));
@@ -84,10 +90,10 @@ export async function upsertBatch<Item, Object extends { version: number }>(
     let outcome =
       object && kind.created
         ? { result: "created" as const, object: await kind.created(db, object) }
-        : await upsertOne(db, matches.get(key) ?? [], item, kind);
+        : await upsertOne(db, matches.get(key) ?? [], item, expected, kind);
     // Another call created the object with this key after this one looked: it is there now, to update.
     if (outcome instanceof AppError && outcome.code === "EXTERNAL_ID_TAKEN" && kind.matchOn === "external_id") {
-      outcome = await upsertOne(db, await kind.lockMatches(db, [key]), item, kind);
+      outcome = await upsertOne(db, await kind.lockMatches(db, [key]), item, expected, kind);
     }
     if (outcome instanceof AppError) {
       data.push(failed(outcome));
@@ -101,7 +107,7 @@ export async function upsertBatch<Item, Object extends { version: number }>(
 }
 
 /** Why an item cannot be written before trying: not the kind's create schema, or without the value it is matched on. */
-function itemErrors<Item, Object extends { version: number }>(
+function itemErrors<Item, Object extends { id: string; version: number }>(
   raw: unknown,
   index: number,
   kind: BatchKind<Item, Object>,
@@ -117,9 +123,9 @@ function itemErrors<Item, Object extends { version: number }>(
  * The objects of the items that create one (valid, the first of their key, matching none), inserted in one statement
  * where the kind can; the loop then records their events in item order.
  */
-async function insertCreates<Item, Object extends { version: number }>(
+async function insertCreates<Item, Object extends { id: string; version: number }>(
   db: pg.PoolClient,
-  checked: readonly { item: Item; refused: AppError | undefined }[],
+  checked: readonly { item: Item; expected: number | undefined; refused: AppError | undefined }[],
   matches: ReadonlyMap<string, Object[]>,
   keyOf: (item: Item) => string,
   kind: BatchKind<Item, Object>,
@@ -127,8 +133,9 @@ async function insertCreates<Item, Object extends { version: number }>(
   if (!kind.insertMany) return new Map();
   const seen = new Set<string>();
   const creates: number[] = [];
-  for (const [index, { item, refused }] of checked.entries()) {
-    if (refused) continue;
+  for (const [index, { item, expected, refused }] of checked.entries()) {
+    // An item that expects a version creates nothing: it fails in the loop, matching none.
+    if (refused || expected !== undefined) continue;
     if (!seen.has(keyOf(item)) && !matches.has(keyOf(item))) creates.push(index);
     seen.add(keyOf(item));
   }
@@ -141,10 +148,11 @@ async function insertCreates<Item, Object extends { version: number }>(
 }
 
 /** One item against the objects it matched (locked): created, updated, unchanged, or the AppError it failed with. */
-async function upsertOne<Item, Object extends { version: number }>(
+async function upsertOne<Item, Object extends { id: string; version: number }>(
   db: pg.PoolClient,
   matched: readonly Object[],
   item: Item,
+  expected: number | undefined,
   kind: BatchKind<Item, Object>,
 ): Promise<BatchItem<Object> | AppError> {
   if (matched.length > 1) {
@@ -152,6 +160,8 @@ async function upsertOne<Item, Object extends { version: number }>(
     return kind.ambiguous(item);
   }
   const [current] = matched;
+  const stale = expected === undefined ? undefined : staleItem(expected, current);
+  if (stale) return stale;
   if (current && kind.unchanged(current, item)) return { result: "unchanged", object: current };
   const write = async (): Promise<BatchItem<Object>> => {
     if (!current) return { result: "created", object: await kind.create(db, item) };

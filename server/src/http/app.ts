@@ -39,7 +39,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  // Answers are not cached (no-store) and never validated by a client: an ETag would be hashing for nothing.
+  // Express's own ETag (a hash of every body) stays off: an object's tag is its id and version (domain/preconditions.ts).
   app.set("etag", false);
   app.set("trust proxy", deps.config.trustProxy);
   // `/v1/leads/` is not a path of the contract: the validator matches routes strictly (its patch passes this setting

@@ -14,8 +14,11 @@ import type { Limiters } from "../rate-limit/limiters.ts";
 import { LIMIT_CHAINS, type LimitDecision } from "../rate-limit/policy.ts";
 
 export interface RequestBudget {
-  /** Spends one request of the caller's budget on the route (its template): the headers to answer with, or throws the 429 or 503. */
-  spend(principal: Principal, route: string): Promise<Record<string, string> | undefined>;
+  /**
+   * Spends one request of the caller's budget on the route (its template): the headers to answer with, or throws the
+   * 429 or 503. `free`: spends nothing (a 304: domain/preconditions.ts), and still refuses a caller over its budget.
+   */
+  spend(principal: Principal, route: string, free?: boolean): Promise<Record<string, string> | undefined>;
   /** Whether this caller's last decision in this process left room for another request. */
   hasRoom(principal: Principal): boolean;
 }
@@ -34,10 +37,10 @@ export function requestBudget(limiters: Limiters): RequestBudget {
   };
   const idOf = (principal: Principal) => `${principal.kind}:${principal.id}`;
   return {
-    async spend(principal, route) {
+    async spend(principal, route, free = false) {
       if (principal.kind !== "api_key" && !route.startsWith("/api/workspace")) return undefined;
       const chain = principal.kind === "api_key" ? LIMIT_CHAINS.apiKey : LIMIT_CHAINS.session;
-      const decision = await limiters.consume(chain, () => principal.id);
+      const decision = await limiters.consume(chain, () => principal.id, free ? 0 : 1);
       remember(idOf(principal), decision.outcome === "allow" && decision.remaining > 0);
       refuseUnlessAllowed(decision, "Request budget spent");
       return decision.headers;

@@ -21,6 +21,7 @@
 
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { waitsForAdmission } from "../domain/idempotency/write-handler.ts";
+import { entityTagOf, listsTag } from "../domain/preconditions.ts";
 import type { Principal } from "../domain/principal.ts";
 import { AppError } from "../errors.ts";
 import { requestTrace, type TraceContext } from "../lib/trace-context.ts";
@@ -63,6 +64,10 @@ interface Steps {
   early: boolean;
   /** The query parameters of `type: integer`, written in decimal digits (storable.ts). */
   integers: ReadonlySet<string>;
+  /** Whether its success answers carry the object's `ETag`. */
+  etag: boolean;
+  /** Whether it answers `If-None-Match` with a 304 (domain/preconditions.ts). */
+  ifNoneMatch: boolean;
 }
 
 /** The two steps of every operation (the file's header): each is an Express middleware. */
@@ -88,6 +93,8 @@ export function operationSteps(options: OperationsOptions): OperationSteps {
       handler,
       early: operation.method === "get" || waitsForAdmission(handler),
       integers: new Set(operation.integerQuery),
+      etag: operation.etag,
+      ifNoneMatch: operation.ifNoneMatch,
     });
   }
 
@@ -114,7 +121,14 @@ export function operationSteps(options: OperationsOptions): OperationSteps {
     // An operation with a security scheme is never served without its caller (a router that skipped `authenticate`).
     if (operation.authenticate && !credentials) throw new AppError("UNAUTHENTICATED");
     let reply: AnyReply;
-    if (credentials) {
+    const condition = operation.ifNoneMatch ? request.header("if-none-match") : undefined;
+    if (credentials && condition !== undefined) {
+      const call = new Call(checked, credentials, request, ADMITTED) as never;
+      const read = () => handler(call);
+      const changed = await readIfChanged(read, condition, credentials.principal, openapi.expressRoute, res);
+      if (!changed) return;
+      reply = changed;
+    } else if (credentials) {
       // The session budget is decided by the route's template: a path's spelling (`/API/…`) cannot skip it.
       const spent = options.budget.spend(credentials.principal, openapi.expressRoute);
       // When the caller's last decision left room (budget.ts), a read, or a write that takes no effect before the
@@ -133,7 +147,37 @@ export function operationSteps(options: OperationsOptions): OperationSteps {
     } else {
       reply = await handler(new Call(checked, undefined, request, ADMITTED) as never);
     }
-    send(res, reply);
+    send(res, reply, operation.etag);
+  }
+
+  /**
+   * A read with `If-None-Match` (domain/preconditions.ts), read before the budget is asked: a 304 (sent here, then
+   * undefined) spends nothing of it, any other answer one request, an error too. A caller without room in its budget
+   * is refused before anything is read, as it would be without the condition.
+   */
+  async function readIfChanged(
+    read: () => Promise<AnyReply>,
+    condition: string,
+    principal: Principal,
+    route: string,
+    res: Response,
+  ): Promise<AnyReply | undefined> {
+    if (!options.budget.hasRoom(principal)) await options.budget.spend(principal, route, true);
+    let reply: AnyReply;
+    try {
+      reply = await read();
+    } catch (error) {
+      const headers = await options.budget.spend(principal, route);
+      if (headers) res.set(headers);
+      throw error;
+    }
+    const tag = entityTagOf(reply.body);
+    const unchanged = tag !== undefined && listsTag(condition, tag, true);
+    const headers = await options.budget.spend(principal, route, unchanged);
+    if (headers) res.set(headers);
+    if (!unchanged) return reply;
+    res.status(304).set("ETag", tag).end();
+    return undefined;
   }
 
   return {
@@ -217,10 +261,17 @@ class RequestView implements ApiRequest {
   }
 }
 
-/** A reply as the contract types it: a JSON body through `res.json` (validated there outside production), or none. */
-function send(res: Response, reply: AnyReply): void {
+/**
+ * A reply as the contract types it: a JSON body through `res.json` (validated there outside production), or none;
+ * with the object's `ETag` where the operation declares one.
+ */
+function send(res: Response, reply: AnyReply, etag: boolean): void {
   res.status(reply.status);
   if (reply.headers) res.set(reply.headers);
+  if (etag && reply.status < 300) {
+    const tag = entityTagOf(reply.body);
+    if (tag !== undefined) res.set("ETag", tag);
+  }
   if (reply.status === 201 && !res.hasHeader("location"))
     res.set("Location", createdAt(res.req.originalUrl, reply.body));
   if (reply.status === 204 || reply.body === undefined) res.end();

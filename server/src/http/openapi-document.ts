@@ -50,6 +50,10 @@ export interface OperationSpec {
   modeHeader: boolean;
   /** `x-test-mode-only`: a live key is refused with 403 `TEST_MODE_ONLY`, before its scopes are looked at. */
   testModeOnly: boolean;
+  /** Whether its success answers carry the object's `ETag` (domain/preconditions.ts). */
+  etag: boolean;
+  /** Whether it takes `If-None-Match`: a read that answers 304 when the object is still the one the client holds. */
+  ifNoneMatch: boolean;
 }
 
 /** Every operation of the document's `paths`, in document order. */
@@ -65,11 +69,15 @@ export function listOperations(doc: Record<string, unknown>): OperationSpec[] {
             "x-required-scopes"?: string[];
             "x-test-mode-only"?: boolean;
             parameters?: Record<string, unknown>[];
+            responses?: Record<string, unknown>;
           }
         | undefined;
       if (!operation?.operationId) continue;
       const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
       const parameters = (operation.parameters ?? []).map((parameter) => resolved(doc, parameter));
+      const header = (name: string) =>
+        parameters.some((parameter) => parameter.in === "header" && String(parameter.name).toLowerCase() === name);
+      const successes = Object.entries(operation.responses ?? {}).filter(([status]) => status.startsWith("2"));
       operations.push({
         operationId: operation.operationId,
         method,
@@ -79,10 +87,12 @@ export function listOperations(doc: Record<string, unknown>): OperationSpec[] {
         integerQuery: parameters
           .filter((parameter) => parameter.in === "query" && resolved(doc, parameter.schema).type === "integer")
           .map((parameter) => String(parameter.name)),
-        modeHeader: parameters.some(
-          (parameter) => parameter.in === "header" && String(parameter.name).toLowerCase() === MODE_HEADER,
-        ),
+        modeHeader: header(MODE_HEADER),
         testModeOnly: operation["x-test-mode-only"] === true,
+        etag: successes.some(([, response]) =>
+          Object.hasOwn((resolved(doc, response).headers ?? {}) as object, "ETag"),
+        ),
+        ifNoneMatch: header("if-none-match"),
       });
     }
   }

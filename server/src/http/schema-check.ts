@@ -49,7 +49,8 @@ function validatorItem(error: ErrorObject, prefix: string) {
 
 /**
  * The body fields that a batch checks item by item, by path: those of an operation whose body has `items`, an array
- * of open objects (`Record<unknown>[]`), which only the handler checks against the item's own schema.
+ * whose item may be any object (`(LeadBatchUpsertItem | Record<unknown>)[]`), which only the handler checks against
+ * the item's own schema.
  */
 export function perItemBodies(doc: Record<string, unknown>): Map<string, string> {
   const found = new Map<string, string>();
@@ -57,8 +58,10 @@ export function perItemBodies(doc: Record<string, unknown>): Map<string, string>
     const ref = field(item, "post", "requestBody", "content", "application/json", "schema", "$ref");
     const schema = typeof ref === "string" ? field(doc, "components", "schemas", ref.split("/").pop() as string) : {};
     const items = field(schema, "properties", "items");
-    const open = field(items, "type") === "array" && field(items, "items", "type") === "object";
-    if (open && field(items, "items", "properties") === undefined) found.set(path, "items");
+    const each = field(items, "items");
+    const branches = [each, ...((field(each, "anyOf") as unknown[] | undefined) ?? [])];
+    const open = branches.some((branch) => field(branch, "type") === "object" && !field(branch, "properties"));
+    if (field(items, "type") === "array" && open) found.set(path, "items");
   }
   return found;
 }

@@ -55,10 +55,10 @@ export interface LimiterOptions {
 export interface Limiters {
   rule(name: LimiterName): LimitRule;
   /**
-   * Consumes one point of each limiter in order and stops at the first over its budget: the limiters after it
-   * are not touched.
+   * Consumes one point (or `points`) of each limiter in order and stops at the first over its budget: the limiters
+   * after it are not touched. Zero points spends nothing and still refuses a key that is over its budget.
    */
-  consume(names: readonly LimiterName[], keys: (rule: LimitRule) => string): Promise<LimitDecision>;
+  consume(names: readonly LimiterName[], keys: (rule: LimitRule) => string, points?: number): Promise<LimitDecision>;
   /** Clears one limiter's counter for one key, and tells every process to unblock it; true when there was one. */
   clear(name: LimiterName, key: string): Promise<boolean>;
   /** Unblocks a key that this process refuses from memory (another process cleared it); a `clear` notification's payload. */
@@ -112,13 +112,13 @@ export function createLimiters(options: LimiterOptions): Limiters {
    * One point of one rule: a request budget in Redis while it answers, PostgreSQL otherwise; an account limiter in
    * PostgreSQL (it has no Redis counter). Throws RateLimiterRes when over.
    */
-  const consume = async (name: LimiterName, key: string): Promise<RateLimiterRes> => {
+  const consume = async (name: LimiterName, key: string, points: number): Promise<RateLimiterRes> => {
     const inRedis = redis.get(name);
     if (inRedis && Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
       try {
         // The deadline, not ioredis's own timeout, decides: a busy event loop must not make an answer that came in
         // time look late, or one process would count in PostgreSQL while the others count in Redis.
-        return await withDeadline(inRedis.consume(key), options.config.redisCommandTimeoutMs);
+        return await withDeadline(inRedis.consume(key, points), options.config.redisCommandTimeoutMs);
       } catch (error) {
         if (error instanceof RateLimiterRes) throw error;
         if (Date.now() - redisFailedAt >= REDIS_RETRY_AFTER_FAILURE_MS) {
@@ -127,17 +127,17 @@ export function createLimiters(options: LimiterOptions): Limiters {
         redisFailedAt = Date.now();
       }
     }
-    return await (postgres.get(name) as RateLimiterAbstract).consume(key);
+    return await (postgres.get(name) as RateLimiterAbstract).consume(key, points);
   };
 
   return {
     rule,
-    async consume(names, keys) {
+    async consume(names, keys, points = 1) {
       const policies = names.map(rule);
       const passed: CounterState[] = [];
       for (const current of policies) {
         try {
-          const result = await consume(current.name, keys(current));
+          const result = await consume(current.name, keys(current), points);
           passed.push({ rule: current, remaining: result.remainingPoints, msBeforeReset: result.msBeforeNext });
         } catch (error) {
           if (error instanceof RateLimiterRes) {

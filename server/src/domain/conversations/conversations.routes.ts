@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { recordEvent } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
+import { ifMatch } from "../preconditions.ts";
 import * as conversations from "./conversations.service.ts";
 
 export function conversationHandlers(
@@ -27,9 +28,16 @@ export function conversationHandlers(
       status: 201,
       body: await conversations.createConversation(db, principal.workspaceId, body, deps.record),
     })),
-    Conversations_update: write(deps, async ({ principal, params, body }, db) => ({
+    Conversations_update: write(deps, async ({ principal, params, body, request }, db) => ({
       status: 200,
-      body: await conversations.updateConversation(db, principal.workspaceId, params.conversation_id, body, deps),
+      body: await conversations.updateConversation(
+        db,
+        principal.workspaceId,
+        params.conversation_id,
+        body,
+        deps,
+        ifMatch(request.header("if-match")),
+      ),
     })),
     Conversations_listMessages: async ({ principal, params, query }) => ({
       status: 200,

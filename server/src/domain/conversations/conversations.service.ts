@@ -16,6 +16,7 @@ import { instantOf, wireInstant } from "../../lib/date-time.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
 import { isLiveScope } from "../modes.ts";
+import type { Precondition } from "../preconditions.ts";
 import type { ConversationChanges, ConversationFilters, ConversationRow, MessageRow } from "./conversations.store.ts";
 import * as store from "./conversations.store.ts";
 import { CONVERSATION_FIELDS } from "./conversations.store.ts";
@@ -212,9 +213,11 @@ export async function updateConversation(
   id: string,
   patch: ConversationUpdate,
   deps: ConversationWriteDeps,
+  expect?: Precondition,
   now: Date = new Date(),
 ): Promise<Conversation> {
   const current = await store.lockConversationRow(db, workspaceId, id);
+  expect?.(current);
   const changes = conversationChanges(current, patch, now);
   const before = toConversation(current);
   if (Object.keys(changes).length === 0) return before;

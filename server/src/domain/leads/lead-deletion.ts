@@ -10,6 +10,7 @@
 import type { Queryable } from "../../db/queryable.ts";
 import { detachConversationsFromLead } from "../conversations/conversations.service.ts";
 import type { Change } from "../events/events.service.ts";
+import type { Precondition } from "../preconditions.ts";
 import { detachTicketsFromLead } from "../tickets/tickets.service.ts";
 import { deleteLead, lockLead } from "./leads.service.ts";
 
@@ -20,8 +21,9 @@ export async function deleteLeadAndDetach(
   workspaceId: string,
   id: string,
   record: RecordEvents,
+  expect?: Precondition,
 ): Promise<void> {
-  const lead = await lockLead(db, workspaceId, id);
+  const lead = await lockLead(db, workspaceId, id, expect);
   const conversations = await detachConversationsFromLead(db, workspaceId, id);
   const tickets = await detachTicketsFromLead(db, workspaceId, id);
   await deleteLead(db, workspaceId, id);

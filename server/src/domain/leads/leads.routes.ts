@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { recordEvent, recordEvents } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
+import { ifMatch } from "../preconditions.ts";
 import { type LeadBatchDeps, upsertLeads } from "./lead-batch.ts";
 import { deleteLeadAndDetach } from "./lead-deletion.ts";
 import * as leads from "./leads.service.ts";
@@ -28,12 +29,20 @@ export function leadHandlers(given: WriteDeps & Omit<LeadBatchDeps, "record"> & 
       status: 200,
       body: await upsertLeads(db, principal.workspaceId, body, request.id, deps),
     })),
-    Leads_update: write(deps, async ({ principal, params, body }, db) => ({
+    Leads_update: write(deps, async ({ principal, params, body, request }, db) => ({
       status: 200,
-      body: await leads.updateLead(db, principal.workspaceId, params.lead_id, body, deps.record),
+      body: await leads.updateLead(
+        db,
+        principal.workspaceId,
+        params.lead_id,
+        body,
+        deps.record,
+        ifMatch(request.header("if-match")),
+      ),
     })),
-    Leads_delete: write(deps, async ({ principal, params }, db) => {
-      await deleteLeadAndDetach(db, principal.workspaceId, params.lead_id, recordEvents);
+    Leads_delete: write(deps, async ({ principal, params, request }, db) => {
+      const expect = ifMatch(request.header("if-match"));
+      await deleteLeadAndDetach(db, principal.workspaceId, params.lead_id, recordEvents, expect);
       return { status: 204 };
     }),
   };

@@ -9,6 +9,7 @@ import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { isLiveScope } from "../modes.ts";
+import type { Precondition } from "../preconditions.ts";
 import type { LeadFilters, LeadRow, LeadValues } from "./leads.store.ts";
 import * as store from "./leads.store.ts";
 
@@ -102,8 +103,11 @@ export async function updateLead(
   id: string,
   patch: LeadUpdate,
   record: RecordEvent,
+  expect?: Precondition,
 ): Promise<Lead> {
-  return updateLockedLead(db, workspaceId, toLead(await store.lockLeadRow(db, workspaceId, id)), patch, record);
+  const current = toLead(await store.lockLeadRow(db, workspaceId, id));
+  expect?.(current);
+  return updateLockedLead(db, workspaceId, current, patch, record);
 }
 
 /** `updateLead` of a lead the caller has locked in this transaction (`current` is its row as locked). */
@@ -129,8 +133,10 @@ export async function updateLockedLead(
 }
 
 /** Locks the lead for its deletion (lead-deletion.ts): a conversation or ticket made meanwhile waits, then fails. */
-export async function lockLead(db: Queryable, workspaceId: string, id: string): Promise<Lead> {
-  return toLead(await store.lockLeadRow(db, workspaceId, id));
+export async function lockLead(db: Queryable, workspaceId: string, id: string, expect?: Precondition): Promise<Lead> {
+  const lead = toLead(await store.lockLeadRow(db, workspaceId, id));
+  expect?.(lead);
+  return lead;
 }
 
 export function deleteLead(db: Queryable, workspaceId: string, id: string): Promise<void> {

@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { OperationHandlers } from "../../http/handler-types.ts";
 import { recordEvent } from "../events/events.service.ts";
 import { type WriteDeps, write } from "../idempotency/write-handler.ts";
+import { ifMatch } from "../preconditions.ts";
 import { type TicketBatchDeps, upsertTickets } from "./ticket-batch.ts";
 import * as tickets from "./tickets.service.ts";
 
@@ -29,9 +30,16 @@ export function ticketHandlers(
       status: 200,
       body: await upsertTickets(db, principal.workspaceId, body, request.id, deps),
     })),
-    Tickets_update: write(deps, async ({ principal, params, body }, db) => ({
+    Tickets_update: write(deps, async ({ principal, params, body, request }, db) => ({
       status: 200,
-      body: await tickets.updateTicket(db, principal.workspaceId, params.ticket_id, body, deps.record),
+      body: await tickets.updateTicket(
+        db,
+        principal.workspaceId,
+        params.ticket_id,
+        body,
+        deps.record,
+        ifMatch(request.header("if-match")),
+      ),
     })),
   };
 }

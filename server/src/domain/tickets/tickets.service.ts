@@ -12,6 +12,7 @@ import { requireConversation } from "../conversations/conversations.service.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
 import { isLiveScope } from "../modes.ts";
+import type { Precondition } from "../preconditions.ts";
 import type { TicketChanges, TicketField, TicketFilters, TicketRow } from "./tickets.store.ts";
 import * as store from "./tickets.store.ts";
 import { TICKET_FIELDS } from "./tickets.store.ts";
@@ -149,9 +150,11 @@ export async function updateTicket(
   id: string,
   patch: TicketUpdate,
   record: RecordEvent,
+  expect?: Precondition,
   now: Date = new Date(),
 ): Promise<Ticket> {
   const current = toTicket(await store.lockTicketRow(db, workspaceId, id));
+  expect?.(current);
   return updateLockedTicket(db, workspaceId, current, patch, record, now);
 }
 
