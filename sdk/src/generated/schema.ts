@@ -1342,6 +1342,9 @@ export interface components {
          *       "priority": "normal",
          *       "last_message_at": "2026-11-01T09:31:00Z",
          *       "message_count": 1,
+         *       "custom_attributes": {
+         *         "region": "emea"
+         *       },
          *       "created_at": "2026-11-01T09:31:00Z",
          *       "updated_at": "2026-11-01T09:31:00Z",
          *       "version": 1
@@ -1364,6 +1367,10 @@ export interface components {
             last_message_at: string | null;
             /** Format: int32 */
             message_count: number;
+            /** @description Your own fields (`AttributeDefinition`s type the keys they define); `{}` when none. */
+            custom_attributes: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1384,6 +1391,10 @@ export interface components {
             /** @default normal */
             priority?: components["schemas"]["Priority"];
             message?: components["schemas"]["MessageCreate"];
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
         };
         /** @description The data of `conversation.created`. */
         ConversationCreatedData: {
@@ -1414,6 +1425,9 @@ export interface components {
          *           "priority": "normal",
          *           "last_message_at": "2026-11-01T09:31:00Z",
          *           "message_count": 1,
+         *           "custom_attributes": {
+         *             "region": "emea"
+         *           },
          *           "created_at": "2026-11-01T09:31:00Z",
          *           "updated_at": "2026-11-01T09:31:00Z",
          *           "version": 1
@@ -1481,6 +1495,10 @@ export interface components {
             snoozed_until?: string | null;
             assignee?: string | null;
             priority?: components["schemas"]["Priority"];
+            /** @description Replaces all your own fields; at most 50 keys, each value any JSON nesting at most 5 levels. */
+            custom_attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
         };
         /** @description The data of `conversation.updated`. */
         ConversationUpdatedData: {
@@ -1517,6 +1535,9 @@ export interface components {
          *           "priority": "normal",
          *           "last_message_at": "2026-11-01T09:31:00Z",
          *           "message_count": 1,
+         *           "custom_attributes": {
+         *             "region": "emea"
+         *           },
          *           "created_at": "2026-11-01T09:31:00Z",
          *           "updated_at": "2026-11-01T09:31:00Z",
          *           "version": 1
@@ -2443,6 +2464,9 @@ export interface components {
          *       "solved_at": null,
          *       "closed_at": null,
          *       "external_id": "zd-1042",
+         *       "custom_attributes": {
+         *         "plan": "pro"
+         *       },
          *       "created_at": "2026-11-01T10:00:00Z",
          *       "updated_at": "2026-11-01T10:05:00Z",
          *       "version": 2
@@ -2472,6 +2496,10 @@ export interface components {
             closed_at: string | null;
             /** @description Your id of the ticket (from a help desk you sync with), unique in the workspace; null when none was given. */
             external_id: string | null;
+            /** @description Your own fields (`AttributeDefinition`s type the keys they define); `{}` when none. */
+            custom_attributes: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2525,6 +2553,10 @@ export interface components {
             /** Format: date-time */
             due_at?: string;
             external_id?: string;
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /**
              * Format: int32
              * @description Optimistic concurrency, as `If-Match` for a single write: the item applies only to a matched ticket at this
@@ -2548,6 +2580,10 @@ export interface components {
             /** Format: date-time */
             due_at?: string;
             external_id?: string;
+            /** @description Your own fields: at most 50 keys; each value is any JSON nesting at most 5 levels of objects or arrays. */
+            custom_attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
         };
         /**
          * @description Id of a ticket (the workspace-wide `number` is separate).
@@ -2598,6 +2634,10 @@ export interface components {
             tags?: components["schemas"]["Tag"][];
             due_at?: string | null;
             external_id?: string | null;
+            /** @description Replaces all your own fields; at most 50 keys, each value any JSON nesting at most 5 levels. */
+            custom_attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
         };
         /** @description The data of `ticket.updated`. Creating a ticket is a change too: all its fields are listed then. */
         TicketUpdatedData: {
@@ -2640,6 +2680,9 @@ export interface components {
          *           "solved_at": null,
          *           "closed_at": null,
          *           "external_id": "zd-1042",
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
          *           "created_at": "2026-11-01T10:00:00Z",
          *           "updated_at": "2026-11-01T10:05:00Z",
          *           "version": 2
@@ -6751,6 +6794,9 @@ export interface operations {
                      *           "priority": "normal",
                      *           "last_message_at": "2026-11-01T09:31:00Z",
                      *           "message_count": 1,
+                     *           "custom_attributes": {
+                     *             "region": "emea"
+                     *           },
                      *           "created_at": "2026-11-01T09:31:00Z",
                      *           "updated_at": "2026-11-01T09:31:00Z",
                      *           "version": 1
@@ -6896,6 +6942,9 @@ export interface operations {
                      *       "priority": "normal",
                      *       "last_message_at": "2026-11-01T09:31:00Z",
                      *       "message_count": 1,
+                     *       "custom_attributes": {
+                     *         "region": "emea"
+                     *       },
                      *       "created_at": "2026-11-01T09:31:00Z",
                      *       "updated_at": "2026-11-01T09:31:00Z",
                      *       "version": 1
@@ -7063,6 +7112,9 @@ export interface operations {
                      *       "priority": "normal",
                      *       "last_message_at": "2026-11-01T09:31:00Z",
                      *       "message_count": 1,
+                     *       "custom_attributes": {
+                     *         "region": "emea"
+                     *       },
                      *       "created_at": "2026-11-01T09:31:00Z",
                      *       "updated_at": "2026-11-01T09:31:00Z",
                      *       "version": 1
@@ -7214,6 +7266,9 @@ export interface operations {
                      *       "priority": "normal",
                      *       "last_message_at": "2026-11-01T09:31:00Z",
                      *       "message_count": 1,
+                     *       "custom_attributes": {
+                     *         "region": "emea"
+                     *       },
                      *       "created_at": "2026-11-01T09:31:00Z",
                      *       "updated_at": "2026-11-01T09:31:00Z",
                      *       "version": 1
@@ -9538,6 +9593,9 @@ export interface operations {
                      *           "solved_at": null,
                      *           "closed_at": null,
                      *           "external_id": "zd-1042",
+                     *           "custom_attributes": {
+                     *             "plan": "pro"
+                     *           },
                      *           "created_at": "2026-11-01T10:00:00Z",
                      *           "updated_at": "2026-11-01T10:05:00Z",
                      *           "version": 2
@@ -9683,6 +9741,9 @@ export interface operations {
                      *       "solved_at": null,
                      *       "closed_at": null,
                      *       "external_id": "zd-1042",
+                     *       "custom_attributes": {
+                     *         "plan": "pro"
+                     *       },
                      *       "created_at": "2026-11-01T10:00:00Z",
                      *       "updated_at": "2026-11-01T10:05:00Z",
                      *       "version": 2
@@ -9878,6 +9939,9 @@ export interface operations {
                      *             "solved_at": null,
                      *             "closed_at": null,
                      *             "external_id": "zd-1042",
+                     *             "custom_attributes": {
+                     *               "plan": "pro"
+                     *             },
                      *             "created_at": "2026-11-01T10:00:00Z",
                      *             "updated_at": "2026-11-01T10:05:00Z",
                      *             "version": 2
@@ -10070,6 +10134,9 @@ export interface operations {
                      *       "solved_at": null,
                      *       "closed_at": null,
                      *       "external_id": "zd-1042",
+                     *       "custom_attributes": {
+                     *         "plan": "pro"
+                     *       },
                      *       "created_at": "2026-11-01T10:00:00Z",
                      *       "updated_at": "2026-11-01T10:05:00Z",
                      *       "version": 2
@@ -10227,6 +10294,9 @@ export interface operations {
                      *       "solved_at": null,
                      *       "closed_at": null,
                      *       "external_id": "zd-1042",
+                     *       "custom_attributes": {
+                     *         "plan": "pro"
+                     *       },
                      *       "created_at": "2026-11-01T10:00:00Z",
                      *       "updated_at": "2026-11-01T10:05:00Z",
                      *       "version": 2

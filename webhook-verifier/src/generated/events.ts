@@ -38,6 +38,9 @@ export interface components {
          *       "priority": "normal",
          *       "last_message_at": "2026-11-01T09:31:00Z",
          *       "message_count": 1,
+         *       "custom_attributes": {
+         *         "region": "emea"
+         *       },
          *       "created_at": "2026-11-01T09:31:00Z",
          *       "updated_at": "2026-11-01T09:31:00Z",
          *       "version": 1
@@ -60,6 +63,10 @@ export interface components {
             last_message_at: string | null;
             /** Format: int32 */
             message_count: number;
+            /** @description Your own fields (`AttributeDefinition`s type the keys they define); `{}` when none. */
+            custom_attributes: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -99,6 +106,9 @@ export interface components {
          *           "priority": "normal",
          *           "last_message_at": "2026-11-01T09:31:00Z",
          *           "message_count": 1,
+         *           "custom_attributes": {
+         *             "region": "emea"
+         *           },
          *           "created_at": "2026-11-01T09:31:00Z",
          *           "updated_at": "2026-11-01T09:31:00Z",
          *           "version": 1
@@ -180,6 +190,9 @@ export interface components {
          *           "priority": "normal",
          *           "last_message_at": "2026-11-01T09:31:00Z",
          *           "message_count": 1,
+         *           "custom_attributes": {
+         *             "region": "emea"
+         *           },
          *           "created_at": "2026-11-01T09:31:00Z",
          *           "updated_at": "2026-11-01T09:31:00Z",
          *           "version": 1
@@ -657,6 +670,9 @@ export interface components {
          *       "solved_at": null,
          *       "closed_at": null,
          *       "external_id": "zd-1042",
+         *       "custom_attributes": {
+         *         "plan": "pro"
+         *       },
          *       "created_at": "2026-11-01T10:00:00Z",
          *       "updated_at": "2026-11-01T10:05:00Z",
          *       "version": 2
@@ -686,6 +702,10 @@ export interface components {
             closed_at: string | null;
             /** @description Your id of the ticket (from a help desk you sync with), unique in the workspace; null when none was given. */
             external_id: string | null;
+            /** @description Your own fields (`AttributeDefinition`s type the keys they define); `{}` when none. */
+            custom_attributes: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -759,6 +779,9 @@ export interface components {
          *           "solved_at": null,
          *           "closed_at": null,
          *           "external_id": "zd-1042",
+         *           "custom_attributes": {
+         *             "plan": "pro"
+         *           },
          *           "created_at": "2026-11-01T10:00:00Z",
          *           "updated_at": "2026-11-01T10:05:00Z",
          *           "version": 2

@@ -51,6 +51,7 @@ export function toConversation(row: ConversationRow): Conversation {
     priority: row.priority,
     last_message_at: iso(row.last_message_at),
     message_count: row.message_count,
+    custom_attributes: row.custom_attributes,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     version: row.version,
@@ -198,6 +199,7 @@ export async function createConversation(
     channel: input.channel ?? "api",
     assignee: input.assignee ?? null,
     priority: input.priority ?? "normal",
+    custom_attributes: input.custom_attributes ?? {},
   });
   const first = input.message ? await insertMessage(db, workspaceId, id, input.message, false) : undefined;
   // Read back after the first message, so that the event carries its count and time.

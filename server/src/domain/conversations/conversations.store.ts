@@ -21,6 +21,7 @@ export interface ConversationRow {
   priority: Conversation["priority"];
   last_message_at: Date | null;
   message_count: number;
+  custom_attributes: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
   version: number;
@@ -48,9 +49,10 @@ export interface ConversationChanges {
   snoozed_until?: string | null;
   assignee?: string | null;
   priority?: ConversationRow["priority"];
+  custom_attributes?: Record<string, unknown>;
 }
 
-const UPDATABLE = ["subject", "state", "snoozed_until", "assignee", "priority"];
+const UPDATABLE = ["subject", "state", "snoozed_until", "assignee", "priority", "custom_attributes"];
 
 export interface ConversationFilters {
   state?: ConversationRow["state"];
@@ -74,6 +76,7 @@ export const CONVERSATION_FIELDS = [
   "priority",
   "last_message_at",
   "message_count",
+  "custom_attributes",
 ] as const;
 
 const conversationNotFound = (id: string) =>
@@ -122,13 +125,22 @@ export function lockConversationRow(db: Queryable, workspaceId: string, id: stri
 export async function insertConversationRow(
   db: Queryable,
   workspaceId: string,
-  values: Pick<ConversationRow, "lead_id" | "subject" | "channel" | "assignee" | "priority">,
+  values: Pick<ConversationRow, "lead_id" | "subject" | "channel" | "assignee" | "priority" | "custom_attributes">,
 ): Promise<string> {
   const id = newId("conversation");
   await db.query(
-    `INSERT INTO conversations (id, workspace_id, lead_id, subject, channel, state, assignee, priority)
-     VALUES ($1, $2, $3, $4, $5, 'open', $6, $7)`,
-    [id, workspaceId, values.lead_id, values.subject, values.channel, values.assignee, values.priority],
+    `INSERT INTO conversations (id, workspace_id, lead_id, subject, channel, state, assignee, priority, custom_attributes)
+     VALUES ($1, $2, $3, $4, $5, 'open', $6, $7, $8)`,
+    [
+      id,
+      workspaceId,
+      values.lead_id,
+      values.subject,
+      values.channel,
+      values.assignee,
+      values.priority,
+      JSON.stringify(values.custom_attributes),
+    ],
   );
   return id;
 }

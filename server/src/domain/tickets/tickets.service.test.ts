@@ -26,6 +26,7 @@ const ROW: TicketRow = {
   solved_at: null,
   closed_at: null,
   external_id: null,
+  custom_attributes: {},
   created_at: new Date("2026-10-30T08:00:00.000Z"),
   updated_at: new Date("2026-10-30T08:00:00.000Z"),
   version: 1,

@@ -3,6 +3,7 @@
  * real change record `ticket.updated` with the changed field names and their previous values, in the write's
  * transaction.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
@@ -52,17 +53,18 @@ export function toTicket(row: TicketRow): Ticket {
     solved_at: iso(row.solved_at),
     closed_at: iso(row.closed_at),
     external_id: row.external_id,
+    custom_attributes: row.custom_attributes,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     version: row.version,
   };
 }
 
-/** The fields a new ticket has set (neither null nor an empty list): `ticket.updated` on creation names them. */
+/** The fields a new ticket has set (neither null nor empty): `ticket.updated` on creation names them. */
 export function fieldsSetOnCreate(ticket: Ticket): TicketField[] {
   return TICKET_FIELDS.filter((field) => {
     const value = ticket[field];
-    return value !== null && !(Array.isArray(value) && value.length === 0);
+    return value !== null && !(typeof value === "object" && Object.keys(value).length === 0);
   });
 }
 
@@ -100,7 +102,7 @@ export function ticketChanges(
     if (patch.status === "open" && current.status === "solved") changes.solved_at = null;
   }
   const changed = TICKET_FIELDS.filter(
-    (field) => field in changes && JSON.stringify(asWire(field, changes[field])) !== JSON.stringify(current[field]),
+    (field) => field in changes && !isDeepStrictEqual(asWire(field, changes[field]), current[field]),
   );
   return { changes, changed };
 }
@@ -133,6 +135,7 @@ export async function createTicket(
     tags: [...new Set(input.tags ?? [])],
     due_at: input.due_at ?? null,
     external_id: input.external_id ?? null,
+    custom_attributes: input.custom_attributes ?? {},
   });
   const ticket = toTicket(row);
   await record(db, workspaceId, "ticket.updated", {

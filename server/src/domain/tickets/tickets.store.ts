@@ -25,6 +25,7 @@ export interface TicketRow {
   solved_at: Date | null;
   closed_at: Date | null;
   external_id: string | null;
+  custom_attributes: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
   version: number;
@@ -44,6 +45,7 @@ export const TICKET_FIELDS = [
   "solved_at",
   "closed_at",
   "external_id",
+  "custom_attributes",
 ] as const;
 
 export type TicketField = (typeof TICKET_FIELDS)[number];
@@ -62,6 +64,7 @@ export interface TicketChanges {
   solved_at?: string | null;
   closed_at?: string | null;
   external_id?: string | null;
+  custom_attributes?: Record<string, unknown>;
 }
 
 export interface TicketFilters {
@@ -168,8 +171,8 @@ export async function insertTicketRow(
   try {
     const { rows } = await db.query<TicketRow>(
       `INSERT INTO tickets (id, workspace_id, number, subject, description, status, priority, lead_id, conversation_id,
-                            assignee, tags, due_at, external_id, solved_at, closed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                            assignee, tags, due_at, external_id, custom_attributes, solved_at, closed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
                CASE WHEN $6 = 'solved' THEN now() END, CASE WHEN $6 = 'closed' THEN now() END)
        RETURNING *`,
       [
@@ -186,6 +189,7 @@ export async function insertTicketRow(
         values.tags,
         values.due_at,
         values.external_id,
+        JSON.stringify(values.custom_attributes),
       ],
     );
     return rows[0] as TicketRow;
