@@ -12,6 +12,7 @@ import { SignInPage } from "./pages/auth/sign-in.tsx";
 import { SignUpPage } from "./pages/auth/sign-up.tsx";
 import { VerifyEmailPage } from "./pages/auth/verify-email.tsx";
 import { ApiKeysPage } from "./pages/developers/api-keys.tsx";
+import { AttributesPage } from "./pages/developers/attributes.tsx";
 import { DeliveryPage } from "./pages/developers/delivery.tsx";
 import { EventsPage } from "./pages/developers/events.tsx";
 import { DevelopersPage } from "./pages/developers/overview.tsx";
@@ -88,6 +89,11 @@ export function App() {
       <Route path={paths.events}>
         <Private>
           <EventsPage />
+        </Private>
+      </Route>
+      <Route path={paths.attributes}>
+        <Private>
+          <AttributesPage />
         </Private>
       </Route>
       <Route path={paths.webhook}>

@@ -15,6 +15,7 @@ export const paths = {
   apiKeys: "/settings/developers/api-keys",
   webhooks: "/settings/developers/webhooks",
   events: "/settings/developers/events",
+  attributes: "/settings/developers/attributes",
   webhook: "/settings/developers/webhooks/:webhookId",
   delivery: "/settings/developers/webhooks/:webhookId/deliveries/:deliveryId",
 } as const;

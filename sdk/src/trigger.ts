@@ -3,7 +3,7 @@
  * Idempotency-Key), then finds it in `GET /v1/events`. With `listen` in another terminal, a receiver gets exactly the
  * event a real change makes, signed as a delivery: the whole test loop, with nothing faked.
  *
- * Only with a test key (`sk_test_…`): it creates leads, conversations and tickets, which belong in the workspace's
+ * Only with a test key (`sk_test_…`): it creates leads, conversations, tickets and attribute definitions, which belong in the workspace's
  * test world, never among its live objects. The refusal comes before any request.
  */
 import { createClient, type Event, type ServiceClient } from "./client.js";
@@ -55,6 +55,15 @@ async function newLead(run: Run) {
 async function newConversation(run: Run) {
   const answer = await run.client.POST("/v1/conversations", { body: { subject: `Trigger test ${run.tag}` } });
   return checked(run, "POST /v1/conversations", answer, (conversation) => conversation.id);
+}
+
+/** A string field of tickets, its key unique to this run. */
+async function newDefinition(run: Run) {
+  const key = `trigger_${run.tag.replaceAll("-", "")}`;
+  const answer = await run.client.POST("/v1/attribute-definitions", {
+    body: { object_type: "ticket", key, label: `Trigger test ${run.tag}`, type: "string" },
+  });
+  return checked(run, "POST /v1/attribute-definitions", answer, (definition) => `${definition.id} (${key})`);
 }
 
 /**
@@ -121,6 +130,31 @@ export const RECIPES = {
     run: async (run) => {
       const answer = await run.client.POST("/v1/tickets", { body: { subject: `Trigger test ${run.tag}` } });
       return checked(run, "POST /v1/tickets", answer, (ticket) => `${ticket.id} (number ${ticket.number})`).id;
+    },
+  },
+  "attribute_definition.created": {
+    calls: ["POST /v1/attribute-definitions"],
+    run: async (run) => (await newDefinition(run)).id,
+  },
+  "attribute_definition.updated": {
+    calls: ["POST /v1/attribute-definitions", "PATCH /v1/attribute-definitions/{attribute_definition_id}"],
+    run: async (run) => {
+      const { id } = await newDefinition(run);
+      const answer = await run.client.PATCH("/v1/attribute-definitions/{attribute_definition_id}", {
+        params: { path: { attribute_definition_id: id } },
+        body: { label: `Trigger test ${run.tag}, renamed` },
+      });
+      return checked(run, `PATCH /v1/attribute-definitions/${id}`, answer, (definition) => definition.id).id;
+    },
+  },
+  "attribute_definition.archived": {
+    calls: ["POST /v1/attribute-definitions", "POST /v1/attribute-definitions/{attribute_definition_id}/archive"],
+    run: async (run) => {
+      const { id } = await newDefinition(run);
+      const answer = await run.client.POST("/v1/attribute-definitions/{attribute_definition_id}/archive", {
+        params: { path: { attribute_definition_id: id } },
+      });
+      return checked(run, `POST /v1/attribute-definitions/${id}/archive`, answer, () => `${id} (archived)`).id;
     },
   },
 } satisfies Record<EventType, Recipe>;

@@ -32,6 +32,8 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** For `EVENTS_EXPIRED`: the oldest event kept (the problem's `oldest_sequence`). */
   oldestSequence?: number;
+  /** For `ATTRIBUTE_VALUES_CONFLICT`: how many objects do not fit, and up to 10 of them. */
+  conflicting?: { count: number; ids: string[] };
   cause?: unknown;
 }
 
@@ -41,6 +43,7 @@ export class AppError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
   readonly oldestSequence: number | undefined;
+  readonly conflicting: { count: number; ids: string[] } | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -53,6 +56,7 @@ export class AppError extends Error {
     this.errors = options.errors;
     this.headers = options.headers ?? {};
     this.oldestSequence = options.oldestSequence;
+    this.conflicting = options.conflicting;
   }
 }
 
@@ -72,5 +76,9 @@ export function toProblem(error: AppError, requestId: string): Problem {
   if (error.detail !== undefined) problem.detail = error.detail;
   if (error.errors !== undefined && error.errors.length > 0) problem.errors = error.errors;
   if (error.oldestSequence !== undefined) problem.oldest_sequence = error.oldestSequence;
+  if (error.conflicting !== undefined) {
+    problem.conflicting_count = error.conflicting.count;
+    problem.conflicting_ids = error.conflicting.ids;
+  }
   return problem;
 }

@@ -9,7 +9,8 @@
  *   sdk/src/generated/schema.ts       the same types, inside the published SDK (which cannot depend on the
  *                                     private spec package)
  *   webhook-verifier/src/generated/events.ts   the event types alone, for the zero-dependency verifier
- *   console/src/generated/enums.ts    the values of the enums the console lists (scopes, event types), as arrays
+ *   console/src/generated/enums.ts    the values of the enums the console lists (scopes, event types, attribute
+ *                                     objects and types), as arrays
  *
  * `--check` builds the same in memory and fails when a committed file differs: CI runs it, so a `.tsp` change
  * without regeneration cannot land.
@@ -122,6 +123,8 @@ async function main(): Promise<void> {
     [join(repoDir, "console", "src", "generated", "enums.ts")]: enumValuesTs(doc31, {
       SCOPES: "Scope",
       EVENT_TYPES: "EventType",
+      ATTRIBUTE_OBJECTS: "AttributeObject",
+      ATTRIBUTE_TYPES: "AttributeType",
     }),
   };
 

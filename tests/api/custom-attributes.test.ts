@@ -48,7 +48,8 @@ describe("custom_attributes on conversations and tickets", () => {
       type: string;
       data: { object: { id: string }; changed_fields?: string[]; previous_attributes?: Record<string, unknown> };
     }[];
-    const last = events.filter((event) => event.type === type && event.data.object.id === made.body.id).at(-1);
+    // Newest first: the first is the last change.
+    const last = events.find((event) => event.type === type && event.data.object.id === made.body.id);
     expect(last?.data.changed_fields).toEqual(["custom_attributes"]);
     expect(last?.data.previous_attributes).toEqual({ custom_attributes: { plan: "pro", seats: 12 } });
 

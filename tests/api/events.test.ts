@@ -303,6 +303,9 @@ describe("GET /v1/event-types", () => {
       "conversation.updated",
       "message.created",
       "ticket.updated",
+      "attribute_definition.created",
+      "attribute_definition.updated",
+      "attribute_definition.archived",
     ]);
     for (const kind of catalog.data) {
       expect(kind.description.length).toBeGreaterThan(10);

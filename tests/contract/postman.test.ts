@@ -99,6 +99,13 @@ describe("the OpenAPI 3.0 document imported into Postman and run with newman", (
       example("MessageId"),
     );
     await rename("tickets", await create("/v1/tickets", { subject: "Seed" }), example("TicketId"));
+    // Another key than the create example's (which would be taken), with the options its update example keeps.
+    const definition = { object_type: "lead", key: "seed_plan", label: "Seed", type: "enum" };
+    await rename(
+      "attribute_definitions",
+      await create("/v1/attribute-definitions", { ...definition, options: ["free", "pro", "enterprise"] }),
+      example("AttributeDefinitionId"),
+    );
     for (const id of [example("WebhookId"), second(example("WebhookId"))]) {
       await rename(
         "webhooks",

@@ -17,6 +17,10 @@ const RESOURCE_OF: Record<string, { resource: string; why: string }> = {
   EventTypes: { resource: "events", why: "the catalog of the events' types, served beside them" },
   WorkspaceWebhooks: { resource: "webhooks", why: "the same subscriptions, through the console's session" },
   WorkspaceEvents: { resource: "events", why: "the same events, through the console's session" },
+  WorkspaceAttributeDefinitions: {
+    resource: "attribute-definitions",
+    why: "the same definitions, through the console's session",
+  },
   WorkspaceSettings: { resource: "workspaces", why: "the contract's tag for the signed-in user's workspace" },
 };
 

@@ -12,6 +12,8 @@ export const ALL_SCOPES = [
   "webhooks:read",
   "webhooks:write",
   "events:read",
+  "attributes:read",
+  "attributes:write",
   "test_data:write",
 ];
 

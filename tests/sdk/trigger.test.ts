@@ -18,7 +18,14 @@ import { ok } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";
 
 const CLI = new URL("../../sdk/dist/cli.js", import.meta.url).pathname;
-const TRIGGER_SCOPES = ["leads:read", "leads:write", "conversations:write", "tickets:write", "events:read"];
+const TRIGGER_SCOPES = [
+  "leads:read",
+  "leads:write",
+  "conversations:write",
+  "tickets:write",
+  "attributes:write",
+  "events:read",
+];
 /** From the end of `trigger` (which prints the event once it is in `GET /v1/events`) to the receiver's verdict. */
 const TO_RECEIVER_MS = 2_000;
 

@@ -13,6 +13,7 @@ export type WebhookRecovery = components["schemas"]["WebhookRecovery"];
 export type Delivery = components["schemas"]["Delivery"];
 export type DeliveryAttempt = components["schemas"]["DeliveryAttempt"];
 export type EventType = components["schemas"]["EventType"];
+export type AttributeDefinition = components["schemas"]["AttributeDefinition"];
 
 /** The newest this many: a workspace rarely has more keys or endpoints; the lists say when there are. */
 const PAGE_LIMIT = 100;
@@ -21,6 +22,7 @@ export const queryKeys = {
   apiKeys: ["api-keys"] as const,
   webhooks: ["webhooks"] as const,
   events: ["events"] as const,
+  attributeDefinitions: ["attribute-definitions"] as const,
   webhook: (id: string) => ["webhooks", id] as const,
   deliveries: (id: string) => ["webhooks", id, "deliveries"] as const,
   stats: (id: string) => ["webhooks", id, "stats"] as const,
@@ -35,6 +37,11 @@ export const apiKeysQuery = queryOptions({
 export const eventsQuery = queryOptions({
   queryKey: queryKeys.events,
   queryFn: () => unwrap(api.GET("/api/workspace/events", { params: { query: { limit: PAGE_LIMIT } } })),
+});
+
+export const attributeDefinitionsQuery = queryOptions({
+  queryKey: queryKeys.attributeDefinitions,
+  queryFn: () => unwrap(api.GET("/api/workspace/attribute-definitions", { params: { query: { limit: PAGE_LIMIT } } })),
 });
 
 export const webhooksQuery = queryOptions({

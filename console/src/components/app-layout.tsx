@@ -134,6 +134,9 @@ export function AppLayout({
                 <li>
                   <NavLink href={paths.events}>Events</NavLink>
                 </li>
+                <li>
+                  <NavLink href={paths.attributes}>Attributes</NavLink>
+                </li>
               </ul>
             </li>
           </ul>

@@ -11,6 +11,7 @@ describe("groupScopes", () => {
       "Tickets",
       "Webhooks",
       "Events",
+      "Attributes",
       "Test data",
     ]);
     expect(groups.flatMap((group) => group.scopes)).toEqual([...SCOPES]);

@@ -288,6 +288,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspace/attribute-definitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's attribute definitions
+         * @description Lists the definitions of the workspace's mode, newest first.
+         */
+        get: operations["WorkspaceAttributeDefinitions_list"];
+        put?: never;
+        /**
+         * Create an attribute definition in the console
+         * @description Defines a field, as `POST /v1/attribute-definitions` does.
+         */
+        post: operations["WorkspaceAttributeDefinitions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace/attribute-definitions/{attribute_definition_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an attribute definition in the console
+         * @description Archives a definition, as `POST /v1/attribute-definitions/{id}/archive` does.
+         */
+        post: operations["WorkspaceAttributeDefinitions_archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspace/events": {
         parameters: {
             query?: never;
@@ -500,6 +544,77 @@ export interface paths {
          * @description Sends a sample event of the given type to the subscription, signed like any other delivery.
          */
         post: operations["WorkspaceWebhooks_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attribute-definitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attribute definitions
+         * @description Lists the definitions, newest first; archived ones only with `include_archived=true`.
+         */
+        get: operations["AttributeDefinitions_list"];
+        put?: never;
+        /**
+         * Create an attribute definition
+         * @description Defines a field. Refused with 409 `ATTRIBUTE_VALUES_CONFLICT` when objects already hold values under `key` that
+         *     do not fit it, with 409 `ATTRIBUTE_KEY_TAKEN` when the kind of object has the key already, and with 409
+         *     `RESOURCE_LIMIT_REACHED` past 100 definitions of the kind.
+         */
+        post: operations["AttributeDefinitions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attribute-definitions/{attribute_definition_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an attribute definition
+         * @description Retrieves a definition, archived or not.
+         */
+        get: operations["AttributeDefinitions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an attribute definition
+         * @description Changes a definition's label, description, options (adding only), `required` or `unique`; a change that existing
+         *     values do not fit is refused (409 `ATTRIBUTE_VALUES_CONFLICT`). An archived definition cannot change (409).
+         */
+        patch: operations["AttributeDefinitions_update"];
+        trace?: never;
+    };
+    "/v1/attribute-definitions/{attribute_definition_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an attribute definition
+         * @description Archives a definition: it stops checking writes, the values stay, and its key stays taken.
+         */
+        post: operations["AttributeDefinitions_archive"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1045,6 +1160,66 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "attribute_definition.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attribute_definition.archived
+         * @description Sent when an attribute definition is archived.
+         */
+        post: operations["WebhookEvents_attributeDefinitionArchived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attribute_definition.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attribute_definition.created
+         * @description Sent when an attribute definition is made.
+         */
+        post: operations["WebhookEvents_attributeDefinitionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attribute_definition.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * attribute_definition.updated
+         * @description Sent when an attribute definition changes.
+         */
+        post: operations["WebhookEvents_attributeDefinitionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "conversation.created": {
         parameters: {
             query?: never;
@@ -1288,8 +1463,328 @@ export interface components {
              */
             key: string;
         };
+        /**
+         * @description A typed field of one kind of object: writes of `custom_attributes.<key>` on that object must then fit its `type`
+         *     (and `options`, `required` and `unique`). Keys without a definition keep taking any value.
+         * @example {
+         *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *       "object": "attribute_definition",
+         *       "livemode": true,
+         *       "object_type": "lead",
+         *       "key": "plan",
+         *       "label": "Plan",
+         *       "description": "The plan the lead is on.",
+         *       "type": "enum",
+         *       "options": [
+         *         "free",
+         *         "pro",
+         *         "enterprise"
+         *       ],
+         *       "required": false,
+         *       "unique": false,
+         *       "archived_at": null,
+         *       "created_at": "2026-11-01T08:00:00Z",
+         *       "updated_at": "2026-11-01T08:00:00Z",
+         *       "version": 1
+         *     }
+         */
+        AttributeDefinition: {
+            id: components["schemas"]["AttributeDefinitionId"];
+            /** @enum {string} */
+            object: "attribute_definition";
+            /** @description `true` for live mode; `false` for test mode, whose definitions a `sk_test_` key makes. */
+            livemode: boolean;
+            /** @description The kind of object whose `custom_attributes.<key>` it types. */
+            object_type: components["schemas"]["AttributeObject"];
+            /** @description The key in `custom_attributes`; never changes. */
+            key: string;
+            label: string;
+            description: string | null;
+            type: components["schemas"]["AttributeType"];
+            /** @description The choices of an `enum` or `multi_enum`; `[]` for the other types. */
+            options: components["schemas"]["AttributeOption"][];
+            /** @description Every object of its kind must have a value (not null). */
+            required: boolean;
+            /** @description No two objects of its kind in the workspace may have the same value. */
+            unique: boolean;
+            /** @description When it was archived: it then checks nothing, and the values stay. */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change.
+             */
+            version: number;
+        };
+        /**
+         * @description `attribute_definition.archived`: `data.object` is the definition as archived.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9W",
+         *       "object": "event",
+         *       "livemode": true,
+         *       "type": "attribute_definition.archived",
+         *       "sequence": 10,
+         *       "timestamp": "2026-11-01T08:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *           "object": "attribute_definition",
+         *           "livemode": true,
+         *           "object_type": "lead",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "description": "The plan the lead is on.",
+         *           "type": "enum",
+         *           "options": [
+         *             "free",
+         *             "pro",
+         *             "enterprise"
+         *           ],
+         *           "required": false,
+         *           "unique": false,
+         *           "archived_at": null,
+         *           "created_at": "2026-11-01T08:00:00Z",
+         *           "updated_at": "2026-11-01T08:00:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        AttributeDefinitionArchivedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attribute_definition.archived";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["AttributeDefinitionData"];
+        };
+        /** @description A new definition. Objects that already hold values under `key` must fit it, or it is refused (409). */
+        AttributeDefinitionCreate: {
+            object_type: components["schemas"]["AttributeObject"];
+            key: string;
+            label: string;
+            description?: string;
+            type: components["schemas"]["AttributeType"];
+            /** @description Required for `enum` and `multi_enum` (distinct, at least one); refused for the other types. */
+            options?: components["schemas"]["AttributeOption"][];
+            /** @default false */
+            required?: boolean;
+            /** @default false */
+            unique?: boolean;
+        };
+        /**
+         * @description `attribute_definition.created`: `data.object` is the new definition.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9T",
+         *       "object": "event",
+         *       "livemode": true,
+         *       "type": "attribute_definition.created",
+         *       "sequence": 8,
+         *       "timestamp": "2026-11-01T08:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *           "object": "attribute_definition",
+         *           "livemode": true,
+         *           "object_type": "lead",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "description": "The plan the lead is on.",
+         *           "type": "enum",
+         *           "options": [
+         *             "free",
+         *             "pro",
+         *             "enterprise"
+         *           ],
+         *           "required": false,
+         *           "unique": false,
+         *           "archived_at": null,
+         *           "created_at": "2026-11-01T08:00:00Z",
+         *           "updated_at": "2026-11-01T08:00:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        AttributeDefinitionCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attribute_definition.created";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["AttributeDefinitionData"];
+        };
+        /** @description The data of `attribute_definition.created` and `.archived`. */
+        AttributeDefinitionData: {
+            object: components["schemas"]["AttributeDefinition"];
+        };
+        /**
+         * @description Id of an attribute definition.
+         * @example attr_01JD3Z7N1B2C3D4E5F6G7H8J9K
+         */
+        AttributeDefinitionId: string;
+        /** @description A page of attribute definitions. */
+        AttributeDefinitionList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["AttributeDefinition"][];
+            /** @description Whether another page follows. */
+            has_more: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description The fields to change. `options` may only grow: an option that values still use cannot be removed (409). Making it
+         *     `required` or `unique` is refused (409) while existing values do not fit.
+         */
+        AttributeDefinitionUpdate: {
+            label?: string;
+            description?: string | null;
+            options?: components["schemas"]["AttributeOption"][];
+            required?: boolean;
+            unique?: boolean;
+        };
+        /** @description The data of `attribute_definition.updated`. */
+        AttributeDefinitionUpdatedData: {
+            object: components["schemas"]["AttributeDefinition"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `attribute_definition.updated`: `data.object` is the definition after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9V",
+         *       "object": "event",
+         *       "livemode": true,
+         *       "type": "attribute_definition.updated",
+         *       "sequence": 9,
+         *       "timestamp": "2026-11-01T08:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *           "object": "attribute_definition",
+         *           "livemode": true,
+         *           "object_type": "lead",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "description": "The plan the lead is on.",
+         *           "type": "enum",
+         *           "options": [
+         *             "free",
+         *             "pro",
+         *             "enterprise"
+         *           ],
+         *           "required": false,
+         *           "unique": false,
+         *           "archived_at": null,
+         *           "created_at": "2026-11-01T08:00:00Z",
+         *           "updated_at": "2026-11-01T08:00:00Z",
+         *           "version": 1
+         *         },
+         *         "changed_fields": [
+         *           "label"
+         *         ],
+         *         "previous_attributes": {
+         *           "label": "Tier"
+         *         }
+         *       }
+         *     }
+         */
+        AttributeDefinitionUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attribute_definition.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["AttributeDefinitionUpdatedData"];
+        };
+        /**
+         * @description The objects that carry `custom_attributes`, and so the objects a definition can type.
+         * @enum {string}
+         */
+        AttributeObject: "lead" | "conversation" | "ticket";
+        /** @description One choice of an `enum` or `multi_enum` attribute. */
+        AttributeOption: string;
         /** @description A custom attribute's value that holds no object or array: the deepest level of one. */
         AttributeScalar: string | number | boolean | null;
+        /**
+         * @description What values a defined attribute takes.
+         * @enum {string}
+         */
+        AttributeType: "string" | "number" | "boolean" | "date" | "datetime" | "enum" | "multi_enum" | "email" | "url";
         /**
          * @description A custom attribute's value: any JSON nesting at most 5 levels of objects or arrays. JSON Schema has no depth
          *     keyword, so the limit is said by structure: each level's containers hold the level below, the deepest only scalars.
@@ -1676,9 +2171,9 @@ export interface components {
          *     Each code always comes with the same HTTP status.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "TEST_MODE_ONLY" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "TEST_DATA_RESET_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "EVENTS_RESET" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
+        ErrorCode: "VALIDATION_FAILED" | "MALFORMED_JSON" | "INVALID_CURSOR" | "DISPOSABLE_EMAIL" | "INVITE_REQUIRED" | "INVITE_INVALID" | "TOKEN_INVALID" | "PASSWORD_TOO_WEAK" | "UNAUTHENTICATED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_SCOPE" | "TEST_MODE_ONLY" | "CSRF_TOKEN_INVALID" | "EMAIL_NOT_VERIFIED" | "ROUTE_NOT_FOUND" | "LEAD_NOT_FOUND" | "CONVERSATION_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "TICKET_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "ATTRIBUTE_DEFINITION_NOT_FOUND" | "TEST_DATA_RESET_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_IN_USE" | "INVALID_STATE_TRANSITION" | "EXTERNAL_ID_TAKEN" | "LEAD_MATCH_AMBIGUOUS" | "ATTRIBUTE_KEY_TAKEN" | "ATTRIBUTE_VALUES_CONFLICT" | "RESOURCE_LIMIT_REACHED" | "EVENTS_EXPIRED" | "EVENTS_RESET" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
         /** @description Any event. */
-        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
+        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["AttributeDefinitionCreatedEvent"] | components["schemas"]["AttributeDefinitionUpdatedEvent"] | components["schemas"]["AttributeDefinitionArchivedEvent"];
         /**
          * @description Id of an event; also the `webhook-id` of its deliveries.
          * @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K
@@ -1701,11 +2196,11 @@ export interface components {
         };
         /**
          * @description The kinds of event; a webhook subscription picks which it receives. Every create, update and delete of a lead,
-         *     conversation, message or ticket is one event for each object it changed (`GET /v1/event-types` lists each kind with
-         *     the JSON Schema of its `data`).
+         *     conversation, message or ticket is one event for each object it changed, and so is each change of an attribute
+         *     definition (`GET /v1/event-types` lists each kind with the JSON Schema of its `data`).
          * @enum {string}
          */
-        EventType: "lead.captured" | "lead.updated" | "lead.deleted" | "conversation.created" | "conversation.updated" | "message.created" | "ticket.updated";
+        EventType: "lead.captured" | "lead.updated" | "lead.deleted" | "conversation.created" | "conversation.updated" | "message.created" | "ticket.updated" | "attribute_definition.created" | "attribute_definition.updated" | "attribute_definition.archived";
         /**
          * @description One kind of event, for a trigger picker and a receiver's validation (`GET /v1/event-types`).
          * @example {
@@ -2314,6 +2809,13 @@ export interface components {
              * @description For `EVENTS_EXPIRED`: the sequence of the oldest event still kept in this workspace.
              */
             oldest_sequence?: number;
+            /**
+             * Format: int64
+             * @description For `ATTRIBUTE_VALUES_CONFLICT`: how many objects hold values that do not fit.
+             */
+            conflicting_count?: number;
+            /** @description For `ATTRIBUTE_VALUES_CONFLICT`: up to 10 of those objects' ids. */
+            conflicting_ids?: string[];
         };
         /**
          * @description The answer of `register`: the same whether or not the address already has an account, so that it reveals
@@ -2366,7 +2868,7 @@ export interface components {
          * @description What an API key may do. Grant the fewest a client needs.
          * @enum {string}
          */
-        Scope: "leads:read" | "leads:write" | "conversations:read" | "conversations:write" | "tickets:read" | "tickets:write" | "webhooks:read" | "webhooks:write" | "events:read" | "test_data:write";
+        Scope: "leads:read" | "leads:write" | "conversations:read" | "conversations:write" | "tickets:read" | "tickets:write" | "webhooks:read" | "webhooks:write" | "events:read" | "attributes:read" | "attributes:write" | "test_data:write";
         /** @description The signed-in session. */
         Session: {
             /** @enum {string} */
@@ -4660,6 +5162,505 @@ export interface operations {
             };
         };
     };
+    WorkspaceAttributeDefinitions_list: {
+        parameters: {
+            query?: {
+                /** @description How many objects to return, 1 to 100. */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Archived definitions too. */
+                include_archived?: boolean;
+            };
+            header?: {
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *           "object": "attribute_definition",
+                     *           "livemode": true,
+                     *           "object_type": "lead",
+                     *           "key": "plan",
+                     *           "label": "Plan",
+                     *           "description": "The plan the lead is on.",
+                     *           "type": "enum",
+                     *           "options": [
+                     *             "free",
+                     *             "pro",
+                     *             "enterprise"
+                     *           ],
+                     *           "required": false,
+                     *           "unique": false,
+                     *           "archived_at": null,
+                     *           "created_at": "2026-11-01T08:00:00Z",
+                     *           "updated_at": "2026-11-01T08:00:00Z",
+                     *           "version": 1
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinitionList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceAttributeDefinitions_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "object_type": "lead",
+                 *       "key": "plan",
+                 *       "label": "Plan",
+                 *       "type": "enum",
+                 *       "options": [
+                 *         "free",
+                 *         "pro",
+                 *         "enterprise"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttributeDefinitionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *       "object": "attribute_definition",
+                     *       "livemode": true,
+                     *       "object_type": "lead",
+                     *       "key": "plan",
+                     *       "label": "Plan",
+                     *       "description": "The plan the lead is on.",
+                     *       "type": "enum",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "unique": false,
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinition"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `options` on a type without them; no `options` for an `enum` or `multi_enum`; `unique` on a `boolean` or `multi_enum`; a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    WorkspaceAttributeDefinitions_archive: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-CSRF-Token"?: components["parameters"]["CsrfTokenHeader"];
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "Service-Mode"?: components["parameters"]["ModeHeader"];
+            };
+            path: {
+                /** @example attr_01JD3Z7N1B2C3D4E5F6G7H8J9K */
+                attribute_definition_id: components["schemas"]["AttributeDefinitionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. A replay of an earlier request with the same `Idempotency-Key` carries `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *       "object": "attribute_definition",
+                     *       "livemode": true,
+                     *       "object_type": "lead",
+                     *       "key": "plan",
+                     *       "label": "Plan",
+                     *       "description": "The plan the lead is on.",
+                     *       "type": "enum",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "unique": false,
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinition"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     WorkspaceEvents_list: {
         parameters: {
             query?: {
@@ -6621,6 +7622,847 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AttributeDefinitions_list: {
+        parameters: {
+            query?: {
+                /** @description How many objects to return, 1 to 100. */
+                limit?: components["parameters"]["ListQuery.limit"];
+                /** @description The `next_cursor` of the previous page; opaque. */
+                cursor?: components["parameters"]["ListQuery.cursor"];
+                /** @description Only the definitions of this kind of object. */
+                object_type?: components["schemas"]["AttributeObject"];
+                /** @description Archived definitions too. */
+                include_archived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *           "object": "attribute_definition",
+                     *           "livemode": true,
+                     *           "object_type": "lead",
+                     *           "key": "plan",
+                     *           "label": "Plan",
+                     *           "description": "The plan the lead is on.",
+                     *           "type": "enum",
+                     *           "options": [
+                     *             "free",
+                     *             "pro",
+                     *             "enterprise"
+                     *           ],
+                     *           "required": false,
+                     *           "unique": false,
+                     *           "archived_at": null,
+                     *           "created_at": "2026-11-01T08:00:00Z",
+                     *           "updated_at": "2026-11-01T08:00:00Z",
+                     *           "version": 1
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinitionList"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a cursor that this list did not give; a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AttributeDefinitions_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "object_type": "lead",
+                 *       "key": "plan",
+                 *       "label": "Plan",
+                 *       "description": "The plan the lead is on.",
+                 *       "type": "enum",
+                 *       "options": [
+                 *         "free",
+                 *         "pro",
+                 *         "enterprise"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttributeDefinitionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created, with the new object's `ETag`. */
+            201: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The new object's URL, as a path on this server (RFC 9110 §10.2.2): where `GET` reads it. */
+                    Location: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *       "object": "attribute_definition",
+                     *       "livemode": true,
+                     *       "object_type": "lead",
+                     *       "key": "plan",
+                     *       "label": "Plan",
+                     *       "description": "The plan the lead is on.",
+                     *       "type": "enum",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "unique": false,
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinition"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: `options` on a type without them; no `options` for an `enum` or `multi_enum`; `unique` on a `boolean` or `multi_enum`; a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AttributeDefinitions_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-None-Match"?: components["parameters"]["IfNoneMatchHeader"];
+            };
+            path: {
+                /** @example attr_01JD3Z7N1B2C3D4E5F6G7H8J9K */
+                attribute_definition_id: components["schemas"]["AttributeDefinitionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object, with its `ETag`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *       "object": "attribute_definition",
+                     *       "livemode": true,
+                     *       "object_type": "lead",
+                     *       "key": "plan",
+                     *       "label": "Plan",
+                     *       "description": "The plan the lead is on.",
+                     *       "type": "enum",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "unique": false,
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinition"];
+                };
+            };
+            /**
+             * @description 304 Not Modified (RFC 9110 §15.4.5): the object's current `ETag` is one the request's `If-None-Match` names, so
+             *     the copy the client holds is current. No body, and no request of the budget spent.
+             */
+            304: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AttributeDefinitions_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+                "If-Match"?: components["parameters"]["IfMatchHeader"];
+            };
+            path: {
+                /** @example attr_01JD3Z7N1B2C3D4E5F6G7H8J9K */
+                attribute_definition_id: components["schemas"]["AttributeDefinitionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "options": [
+                 *         "free",
+                 *         "pro",
+                 *         "enterprise",
+                 *         "education"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttributeDefinitionUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done, with the object's new `ETag`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *       "object": "attribute_definition",
+                     *       "livemode": true,
+                     *       "object_type": "lead",
+                     *       "key": "plan",
+                     *       "label": "Plan",
+                     *       "description": "The plan the lead is on.",
+                     *       "type": "enum",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "unique": false,
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinition"];
+                };
+            };
+            /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
+            400: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 401 `UNAUTHENTICATED`, with `WWW-Authenticate` naming the scheme. */
+            401: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 403 `INSUFFICIENT_SCOPE` or `CSRF_TOKEN_INVALID`. */
+            403: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 404: the object does not exist in this workspace (another workspace's object is a 404 too). */
+            404: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 409 `IDEMPOTENCY_KEY_IN_USE`, `INVALID_STATE_TRANSITION` and other conflicts with the current state. */
+            409: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 412 `PRECONDITION_FAILED`: the object changed since the `ETag` the request names; `ETag` is the current one. */
+            412: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 413 `PAYLOAD_TOO_LARGE`. */
+            413: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 415 `UNSUPPORTED_MEDIA_TYPE`. */
+            415: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 422 `IDEMPOTENCY_KEY_REUSED` and other well-formed requests that cannot be carried out. */
+            422: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description 429 `RATE_LIMITED`: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    "Retry-After": number;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error: a problem+json body with a status and code from the catalog. */
+            default: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AttributeDefinitions_archive: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path: {
+                /** @example attr_01JD3Z7N1B2C3D4E5F6G7H8J9K */
+                attribute_definition_id: components["schemas"]["AttributeDefinitionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done, with the object's new `ETag`. */
+            200: {
+                headers: {
+                    /** @description The id of this request: quote it when asking for support. */
+                    "Request-Id": string;
+                    /** @description The quota policies that apply: name, quota `q` and window `w` in seconds. */
+                    "RateLimit-Policy": string;
+                    /** @description The remaining quota `r` and the seconds `t` until the window resets, for the policy closest to its limit. */
+                    RateLimit: string;
+                    "Idempotent-Replayed"?: "true";
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+                     *       "object": "attribute_definition",
+                     *       "livemode": true,
+                     *       "object_type": "lead",
+                     *       "key": "plan",
+                     *       "label": "Plan",
+                     *       "description": "The plan the lead is on.",
+                     *       "type": "enum",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "unique": false,
+                     *       "archived_at": null,
+                     *       "created_at": "2026-11-01T08:00:00Z",
+                     *       "updated_at": "2026-11-01T08:00:00Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttributeDefinition"];
                 };
             };
             /** @description 400 `VALIDATION_FAILED`, `MALFORMED_JSON`, `INVALID_CURSOR` and the other 400 codes. Refused beyond the schemas: a query parameter that the operation does not list. */
@@ -12338,6 +14180,207 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    WebhookEvents_attributeDefinitionArchived: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeDefinitionArchivedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_attributeDefinitionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeDefinitionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    WebhookEvents_attributeDefinitionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `v1,<base64>`: HMAC-SHA256 with the base64-decoded part of the secret after `whsec_`, over
+                 *     `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation, several values separated by spaces.
+                 */
+                "X-Service-Signature": components["parameters"]["WebhookDeliveryHeaders.serviceSignature"];
+                /** @description The same value as `X-Service-Signature` (Standard Webhooks name). */
+                "webhook-signature": components["parameters"]["WebhookDeliveryHeaders.webhookSignature"];
+                /** @description The event id, the same on every retry: deduplicate by it. */
+                "webhook-id": components["parameters"]["WebhookDeliveryHeaders.webhookId"];
+                /** @description Unix seconds when this attempt was signed; reject values far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookDeliveryHeaders.webhookTimestamp"];
+                /** @description The event type. */
+                "X-Service-Event": components["parameters"]["WebhookDeliveryHeaders.serviceEvent"];
+                /** @description The delivery id. */
+                "X-Service-Delivery": components["parameters"]["WebhookDeliveryHeaders.serviceDelivery"];
+                /**
+                 * @description W3C Trace Context: the trace of the request that caused the event, with a span id of this attempt's own, so the
+                 *     receiver's work joins the caller's trace. `tracestate` comes with it when the caller sent one.
+                 */
+                traceparent: components["parameters"]["WebhookDeliveryHeaders.traceparent"];
+                tracestate?: components["parameters"]["WebhookDeliveryHeaders.tracestate"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttributeDefinitionUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description 410 Gone: the endpoint no longer wants deliveries; the subscription is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 or 503: the delivery is retried, not before `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx: the delivery succeeded. Answer quickly (within 15 seconds) and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

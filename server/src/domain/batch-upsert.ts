@@ -80,7 +80,10 @@ export async function upsertBatch<Item, Object extends { id: string; version: nu
   const inserted = await insertCreates(db, checked, matches, keyOf, kind);
   const data: BatchItem<Object>[] = [];
   for (const [index, { item, expected, refused }] of checked.entries()) {
-    const failed = (error: AppError): BatchItem<Object> => ({ result: "failed", problem: toProblem(error, requestId) });
+    const failed = (error: AppError): BatchItem<Object> => ({
+      result: "failed",
+      problem: toProblem(withinItem(error, index), requestId),
+    });
     if (refused) {
       data.push(failed(refused));
       continue;
@@ -195,4 +198,24 @@ async function underSavepoint<T>(db: pg.PoolClient, write: () => Promise<T>): Pr
     dropEventsAfter(db, mark);
     return error;
   }
+}
+
+/**
+ * An item's problem, its field paths told as the item's (`body.custom_attributes.plan` of item 3 is
+ * `body.items.3.custom_attributes.plan`): the services that write one item name the fields of a body of their own.
+ */
+function withinItem(error: AppError, index: number): AppError {
+  if (!error.errors?.some((field) => field.path.startsWith("body.") && !field.path.startsWith("body.items."))) {
+    return error;
+  }
+  const errors = error.errors.map((field) =>
+    field.path.startsWith("body.items.")
+      ? field
+      : { ...field, path: field.path.replace(/^body\./, `body.items.${index}.`) },
+  );
+  return new AppError(error.code, {
+    ...(error.detail !== undefined && { detail: error.detail }),
+    errors,
+    headers: error.headers,
+  });
 }

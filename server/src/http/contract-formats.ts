@@ -12,7 +12,7 @@
  */
 import type { Ajv } from "ajv";
 import addFormats, { type FormatsPluginOptions } from "ajv-formats";
-import { isStorableDateTime } from "./storable.ts";
+import { isStorableDateTime } from "../lib/date-time.ts";
 
 /** The options of ajv-formats for every check of the contract. */
 export const AJV_FORMATS: FormatsPluginOptions = { mode: "full" };

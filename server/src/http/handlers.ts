@@ -8,6 +8,7 @@ import type { Config } from "../config.ts";
 import { apiKeyHandlers } from "../domain/api-keys/api-keys.routes.ts";
 import { createApiKeyService } from "../domain/api-keys/api-keys.service.ts";
 import type { ApiKeyCache } from "../domain/api-keys/key-cache.ts";
+import { attributeHandlers } from "../domain/attribute-definitions/attribute-definitions.routes.ts";
 import { authHandlers } from "../domain/auth/auth.routes.ts";
 import { createAuthService } from "../domain/auth/auth.service.ts";
 import { createDisposableCheck } from "../domain/auth/disposable.ts";
@@ -74,5 +75,6 @@ export function composeHandlers(deps: HandlerDeps): OperationHandlers {
     ...eventHandlers({ pool, waiters: deps.waiters, openapi: deps.openapi.doc }),
     ...webhookHandlers({ ...writes, urls: deps.urls, queue }),
     ...testDataHandlers({ ...writes, queue }),
+    ...attributeHandlers(changes),
   };
 }

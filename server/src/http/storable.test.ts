@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BODY_MAX_DEPTH, isStorableDateTime, unstorableFields, unstorableString } from "./storable.ts";
+import { isStorableDateTime } from "../lib/date-time.ts";
+import { BODY_MAX_DEPTH, unstorableFields, unstorableString } from "./storable.ts";
 
 describe("isStorableDateTime", () => {
   it.each([

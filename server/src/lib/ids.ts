@@ -14,6 +14,7 @@ const ID_PREFIXES = {
   delivery: "dlv",
   apiKey: "key",
   testDataReset: "tdr",
+  attributeDefinition: "attr",
   workspace: "ws",
   user: "usr",
   request: "req",

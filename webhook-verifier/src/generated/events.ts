@@ -8,6 +8,291 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description A typed field of one kind of object: writes of `custom_attributes.<key>` on that object must then fit its `type`
+         *     (and `options`, `required` and `unique`). Keys without a definition keep taking any value.
+         * @example {
+         *       "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *       "object": "attribute_definition",
+         *       "livemode": true,
+         *       "object_type": "lead",
+         *       "key": "plan",
+         *       "label": "Plan",
+         *       "description": "The plan the lead is on.",
+         *       "type": "enum",
+         *       "options": [
+         *         "free",
+         *         "pro",
+         *         "enterprise"
+         *       ],
+         *       "required": false,
+         *       "unique": false,
+         *       "archived_at": null,
+         *       "created_at": "2026-11-01T08:00:00Z",
+         *       "updated_at": "2026-11-01T08:00:00Z",
+         *       "version": 1
+         *     }
+         */
+        AttributeDefinition: {
+            id: components["schemas"]["AttributeDefinitionId"];
+            /** @enum {string} */
+            object: "attribute_definition";
+            /** @description `true` for live mode; `false` for test mode, whose definitions a `sk_test_` key makes. */
+            livemode: boolean;
+            /** @description The kind of object whose `custom_attributes.<key>` it types. */
+            object_type: components["schemas"]["AttributeObject"];
+            /** @description The key in `custom_attributes`; never changes. */
+            key: string;
+            label: string;
+            description: string | null;
+            type: components["schemas"]["AttributeType"];
+            /** @description The choices of an `enum` or `multi_enum`; `[]` for the other types. */
+            options: components["schemas"]["AttributeOption"][];
+            /** @description Every object of its kind must have a value (not null). */
+            required: boolean;
+            /** @description No two objects of its kind in the workspace may have the same value. */
+            unique: boolean;
+            /** @description When it was archived: it then checks nothing, and the values stay. */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * Format: int32
+             * @description 1 when created, one more at each change.
+             */
+            version: number;
+        };
+        /**
+         * @description `attribute_definition.archived`: `data.object` is the definition as archived.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9W",
+         *       "object": "event",
+         *       "livemode": true,
+         *       "type": "attribute_definition.archived",
+         *       "sequence": 10,
+         *       "timestamp": "2026-11-01T08:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *           "object": "attribute_definition",
+         *           "livemode": true,
+         *           "object_type": "lead",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "description": "The plan the lead is on.",
+         *           "type": "enum",
+         *           "options": [
+         *             "free",
+         *             "pro",
+         *             "enterprise"
+         *           ],
+         *           "required": false,
+         *           "unique": false,
+         *           "archived_at": null,
+         *           "created_at": "2026-11-01T08:00:00Z",
+         *           "updated_at": "2026-11-01T08:00:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        AttributeDefinitionArchivedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attribute_definition.archived";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["AttributeDefinitionData"];
+        };
+        /**
+         * @description `attribute_definition.created`: `data.object` is the new definition.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9T",
+         *       "object": "event",
+         *       "livemode": true,
+         *       "type": "attribute_definition.created",
+         *       "sequence": 8,
+         *       "timestamp": "2026-11-01T08:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *           "object": "attribute_definition",
+         *           "livemode": true,
+         *           "object_type": "lead",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "description": "The plan the lead is on.",
+         *           "type": "enum",
+         *           "options": [
+         *             "free",
+         *             "pro",
+         *             "enterprise"
+         *           ],
+         *           "required": false,
+         *           "unique": false,
+         *           "archived_at": null,
+         *           "created_at": "2026-11-01T08:00:00Z",
+         *           "updated_at": "2026-11-01T08:00:00Z",
+         *           "version": 1
+         *         }
+         *       }
+         *     }
+         */
+        AttributeDefinitionCreatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attribute_definition.created";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["AttributeDefinitionData"];
+        };
+        /** @description The data of `attribute_definition.created` and `.archived`. */
+        AttributeDefinitionData: {
+            object: components["schemas"]["AttributeDefinition"];
+        };
+        /**
+         * @description Id of an attribute definition.
+         * @example attr_01JD3Z7N1B2C3D4E5F6G7H8J9K
+         */
+        AttributeDefinitionId: string;
+        /** @description The data of `attribute_definition.updated`. */
+        AttributeDefinitionUpdatedData: {
+            object: components["schemas"]["AttributeDefinition"];
+            /** @description The names of the fields that changed. */
+            changed_fields: string[];
+            /** @description The values those fields had before the change (absent ones were not set). */
+            previous_attributes: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description `attribute_definition.updated`: `data.object` is the definition after the change.
+         * @example {
+         *       "id": "evt_01JD3Z7D1B2C3D4E5F6G7H8J9V",
+         *       "object": "event",
+         *       "livemode": true,
+         *       "type": "attribute_definition.updated",
+         *       "sequence": 9,
+         *       "timestamp": "2026-11-01T08:00:00Z",
+         *       "api_version": "1.0",
+         *       "workspace_id": "ws_01JD3Z7H1B2C3D4E5F6G7H8J9K",
+         *       "data": {
+         *         "object": {
+         *           "id": "attr_01JD3Z7N1B2C3D4E5F6G7H8J9K",
+         *           "object": "attribute_definition",
+         *           "livemode": true,
+         *           "object_type": "lead",
+         *           "key": "plan",
+         *           "label": "Plan",
+         *           "description": "The plan the lead is on.",
+         *           "type": "enum",
+         *           "options": [
+         *             "free",
+         *             "pro",
+         *             "enterprise"
+         *           ],
+         *           "required": false,
+         *           "unique": false,
+         *           "archived_at": null,
+         *           "created_at": "2026-11-01T08:00:00Z",
+         *           "updated_at": "2026-11-01T08:00:00Z",
+         *           "version": 1
+         *         },
+         *         "changed_fields": [
+         *           "label"
+         *         ],
+         *         "previous_attributes": {
+         *           "label": "Tier"
+         *         }
+         *       }
+         *     }
+         */
+        AttributeDefinitionUpdatedEvent: {
+            id: components["schemas"]["EventId"];
+            /** @enum {string} */
+            object: "event";
+            /** @description `true` for live mode; `false` for test mode, whose objects a `sk_test_` key makes. */
+            livemode: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attribute_definition.updated";
+            /**
+             * Format: int64
+             * @description The event's place in its workspace's stream: one more than the event before it, in the order the changes were
+             *     committed. A gap means a missed event: `GET /v1/events?after_sequence=` fetches it. A test event
+             *     (`POST /v1/webhooks/{webhook_id}/test`) is not in the stream: its `sequence` is 0.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            timestamp: string;
+            /** @enum {string} */
+            api_version: "1.0";
+            workspace_id: components["schemas"]["WorkspaceId"];
+            data: components["schemas"]["AttributeDefinitionUpdatedData"];
+        };
+        /**
+         * @description The objects that carry `custom_attributes`, and so the objects a definition can type.
+         * @enum {string}
+         */
+        AttributeObject: "lead" | "conversation" | "ticket";
+        /** @description One choice of an `enum` or `multi_enum` attribute. */
+        AttributeOption: string;
+        /**
+         * @description What values a defined attribute takes.
+         * @enum {string}
+         */
+        AttributeType: "string" | "number" | "boolean" | "date" | "datetime" | "enum" | "multi_enum" | "email" | "url";
+        /**
          * @description A custom attribute's value: any JSON nesting at most 5 levels of objects or arrays. JSON Schema has no depth
          *     keyword, so the limit is said by structure: each level's containers hold the level below, the deepest only scalars.
          *     (`x-max-depth` says it in one number; the generated TypeScript types read it as `unknown`.)
@@ -240,7 +525,7 @@ export interface components {
          */
         EmailAddress: string;
         /** @description Any event. */
-        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"];
+        Event: components["schemas"]["LeadCapturedEvent"] | components["schemas"]["LeadUpdatedEvent"] | components["schemas"]["LeadDeletedEvent"] | components["schemas"]["ConversationCreatedEvent"] | components["schemas"]["ConversationUpdatedEvent"] | components["schemas"]["MessageCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["AttributeDefinitionCreatedEvent"] | components["schemas"]["AttributeDefinitionUpdatedEvent"] | components["schemas"]["AttributeDefinitionArchivedEvent"];
         /**
          * @description Id of an event; also the `webhook-id` of its deliveries.
          * @example evt_01JD3Z7D1B2C3D4E5F6G7H8J9K

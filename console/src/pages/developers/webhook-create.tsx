@@ -28,6 +28,9 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   "conversation.updated": "A conversation changes: state, snooze, new message (with the changed fields)",
   "message.created": "A message is added to a conversation",
   "ticket.updated": "A ticket is created or changes (with the changed fields)",
+  "attribute_definition.created": "An attribute definition is made",
+  "attribute_definition.updated": "An attribute definition changes (with the changed fields)",
+  "attribute_definition.archived": "An attribute definition is archived",
 };
 
 /**

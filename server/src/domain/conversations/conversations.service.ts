@@ -7,12 +7,14 @@
  * `closed`, and `closed` → `open`. A snooze ends at `snoozed_until` by a pg-boss job scheduled when it is set
  * (snooze-end.ts), which stores the reopening and records it; an update that comes first starts from `open`.
  */
+
 import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { instantOf, wireInstant } from "../../lib/date-time.ts";
+import { checkCustomAttributes } from "../attribute-definitions/attribute-definitions.service.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
 import { isLiveScope } from "../modes.ts";
@@ -193,6 +195,7 @@ export async function createConversation(
   record: RecordEvent,
 ): Promise<Conversation> {
   await requireLead(db, workspaceId, input.lead_id);
+  await checkCustomAttributes(db, workspaceId, "conversation", input.custom_attributes ?? {});
   const id = await store.insertConversationRow(db, workspaceId, {
     lead_id: input.lead_id ?? null,
     subject: input.subject ?? null,
@@ -220,6 +223,9 @@ export async function updateConversation(
 ): Promise<Conversation> {
   const current = await store.lockConversationRow(db, workspaceId, id);
   expect?.(current);
+  if (patch.custom_attributes) {
+    await checkCustomAttributes(db, workspaceId, "conversation", patch.custom_attributes, { self: id });
+  }
   const changes = conversationChanges(current, patch, now);
   const before = toConversation(current);
   if (Object.keys(changes).length === 0) return before;

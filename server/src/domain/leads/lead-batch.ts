@@ -3,11 +3,13 @@
  * in any case. A create whose `external_id` is taken inserts nothing (no statement fails), so creates need no
  * savepoint and are inserted in one statement; only an update that moves `external_id` can fail its item.
  */
+
 import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type pg from "pg";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../lib/ids.ts";
+import { checkCustomAttributes } from "../attribute-definitions/attribute-definitions.service.ts";
 import { type BatchKind, type SchemaCheck, upsertBatch } from "../batch-upsert.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { capturedLead, createLead, type Lead, newLeadValues, toLead, updateLockedLead } from "./leads.service.ts";
@@ -48,9 +50,15 @@ function leadKind(workspaceId: string, matchOn: LeadBatchUpsert["match_on"], dep
         detail: `More than one lead has the e-mail address ${item.email}; match these on external_id.`,
       }),
     insertMany: async (db, items) => {
-      const creates = items.map((item) => ({ id: newId("lead"), values: newLeadValues(item) }));
-      const rows = new Map((await insertLeadRows(db, workspaceId, creates)).map((row) => [row.id, row]));
-      return creates.map(({ id }) => rows.get(id)).map((row) => row && toLead(row));
+      // An item whose values do not fit the definitions is left to the one-at-a-time path, which fails it alone.
+      const seen = new Set<string>();
+      const fits = await sequentially(items, (item) => fitsDefinitions(db, workspaceId, item, seen));
+      const creates = items.map((item, i) =>
+        fits[i] ? { id: newId("lead"), values: newLeadValues(item) } : undefined,
+      );
+      const inserted = creates.filter((create) => create !== undefined);
+      const rows = new Map((await insertLeadRows(db, workspaceId, inserted)).map((row) => [row.id, row]));
+      return creates.map((create) => (create ? rows.get(create.id) : undefined)).map((row) => row && toLead(row));
     },
     created: (db, lead) => capturedLead(db, workspaceId, lead, deps.record),
     create: (db, item) => createLead(db, workspaceId, item, deps.record),
@@ -70,4 +78,22 @@ function unchanged(current: Lead, item: LeadCreate): boolean {
       ? isDeepStrictEqual([...new Set(value as string[])], current.tags)
       : isDeepStrictEqual(value, current[field as keyof Lead]),
   );
+}
+
+/** Whether a new lead's `custom_attributes` fit the definitions (`seen`: the unique values earlier items took). */
+async function fitsDefinitions(db: pg.PoolClient, workspaceId: string, item: LeadCreate, seen: Set<string>) {
+  try {
+    await checkCustomAttributes(db, workspaceId, "lead", item.custom_attributes ?? {}, { seen });
+    return true;
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
+}
+
+/** `each` of every item, one after the other (one connection runs one statement at a time). */
+async function sequentially<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await each(item));
+  return results;
 }

@@ -3,10 +3,12 @@
  * records its event in the write's transaction: `lead.captured`, `lead.updated` (only when a value really changes;
  * an update to the same values changes nothing, not even `version`), `lead.deleted` (lead-deletion.ts).
  */
+
 import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
+import { checkCustomAttributes } from "../attribute-definitions/attribute-definitions.service.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { isLiveScope } from "../modes.ts";
 import type { Precondition } from "../preconditions.ts";
@@ -61,6 +63,7 @@ export async function createLead(
   input: LeadCreate,
   record: RecordEvent,
 ): Promise<Lead> {
+  await checkCustomAttributes(db, workspaceId, "lead", input.custom_attributes ?? {});
   const lead = toLead(await store.insertLeadRow(db, workspaceId, newLeadValues(input)));
   return capturedLead(db, workspaceId, lead, record);
 }
@@ -119,6 +122,9 @@ export async function updateLockedLead(
   record: RecordEvent,
 ): Promise<Lead> {
   const id = current.id;
+  if (patch.custom_attributes) {
+    await checkCustomAttributes(db, workspaceId, "lead", patch.custom_attributes, { self: id });
+  }
   const values = toValues(patch);
   const changed = changedLeadFields(current, values);
   if (changed.length === 0) return current;

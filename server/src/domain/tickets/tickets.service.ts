@@ -3,12 +3,14 @@
  * real change record `ticket.updated` with the changed field names and their previous values, in the write's
  * transaction.
  */
+
 import { isDeepStrictEqual } from "node:util";
 import type { components } from "@service/spec/schema";
 import type { PageParams } from "../../db/pages.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { AppError } from "../../errors.ts";
 import { wireInstant } from "../../lib/date-time.ts";
+import { checkCustomAttributes } from "../attribute-definitions/attribute-definitions.service.ts";
 import { requireConversation } from "../conversations/conversations.service.ts";
 import type { RecordEvent } from "../events/events.service.ts";
 import { requireLead } from "../leads/leads.service.ts";
@@ -123,6 +125,7 @@ export async function createTicket(
 ): Promise<Ticket> {
   await requireLead(db, workspaceId, input.lead_id);
   await requireConversation(db, workspaceId, input.conversation_id);
+  await checkCustomAttributes(db, workspaceId, "ticket", input.custom_attributes ?? {});
   const number = await store.nextTicketNumber(db, workspaceId);
   const row = await store.insertTicketRow(db, workspaceId, number, {
     subject: input.subject,
@@ -172,6 +175,9 @@ export async function updateLockedTicket(
 ): Promise<Ticket> {
   if (patch.lead_id) await requireLead(db, workspaceId, patch.lead_id);
   if (patch.conversation_id) await requireConversation(db, workspaceId, patch.conversation_id);
+  if (patch.custom_attributes) {
+    await checkCustomAttributes(db, workspaceId, "ticket", patch.custom_attributes, { self: current.id });
+  }
   const { changes, changed } = ticketChanges(current, patch, now);
   if (changed.length === 0) return current;
   const ticket = toTicket(await store.updateTicketRow(db, workspaceId, current.id, changes, changed));

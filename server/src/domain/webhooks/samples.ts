@@ -85,6 +85,26 @@ function sampleMessage(at: string, livemode: boolean): Schemas["Message"] {
   };
 }
 
+function sampleDefinition(at: string, livemode: boolean): Schemas["AttributeDefinition"] {
+  return {
+    id: newId("attributeDefinition"),
+    object: "attribute_definition",
+    livemode,
+    object_type: "lead",
+    key: "sample_plan",
+    label: "Sample plan",
+    description: null,
+    type: "enum",
+    options: ["free", "pro"],
+    required: false,
+    unique: false,
+    archived_at: null,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+  };
+}
+
 /** The `data` of a test event of `type`, in a mode: the shape its real events have. */
 export function sampleObject(type: EventType, livemode: boolean, now = new Date()): Record<string, unknown> {
   const at = now.toISOString();
@@ -114,5 +134,15 @@ export function sampleObject(type: EventType, livemode: boolean, now = new Date(
         changed_fields: ["status"],
         previous_attributes: { status: "new" },
       };
+    case "attribute_definition.created":
+      return { object: sampleDefinition(at, livemode) };
+    case "attribute_definition.updated":
+      return {
+        object: { ...sampleDefinition(at, livemode), label: "Plan", version: 2 },
+        changed_fields: ["label"],
+        previous_attributes: { label: "Sample plan" },
+      };
+    case "attribute_definition.archived":
+      return { object: { ...sampleDefinition(at, livemode), archived_at: at, version: 2 } };
   }
 }
