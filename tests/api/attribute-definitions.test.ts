@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../server/src/cli/admin-commands.ts";
+import { newId } from "../../server/src/lib/ids.ts";
 import { registerAndVerify, signIn, uniqueEmail, workspaceWithKey } from "../helpers/accounts.ts";
 import { ALL_SCOPES } from "../helpers/sdk.ts";
 import { useTestService } from "../helpers/service.ts";
@@ -353,5 +354,46 @@ describe("the console's session (/api/workspace/attribute-definitions)", () => {
     const archived = await send("POST", `/api/workspace/attribute-definitions/${made.body.id}/archive`, "test");
     expect(archived.body.archived_at).toEqual(expect.any(String));
     expect((await ticket(await keyIn("test"))).status).toBe(201);
+  });
+});
+
+describe("a definition made while a write waits for it", () => {
+  it("checks the write against it: the write read the definitions after the definition's commit", async () => {
+    const { key, workspaceId } = await workspaceWithKey(service(), ALL_SCOPES);
+    const pool = service().service.db.pool;
+    const definer = await pool.connect();
+    try {
+      // A definition's change holds the kind's lock exclusively, as lockDefinitionsOf does.
+      await definer.query("BEGIN");
+      await definer.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`attributes:${workspaceId}:lead`]);
+      const pending = service().fetch("/v1/leads", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Waits" }),
+      });
+      // The write is waiting for this very lock (a bigint key is pg_locks' classid and objid, high and low halves).
+      const waiting = async () =>
+        (
+          await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks l, (SELECT hashtextextended($1, 0) AS k) key
+              WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1
+                AND ((l.classid::bigint << 32) | l.objid::bigint) = key.k`,
+            [`attributes:${workspaceId}:lead`],
+          )
+        ).rows[0]?.n ?? 0;
+      await expect.poll(waiting).toBeGreaterThan(0);
+      await definer.query(
+        `INSERT INTO attribute_definitions (id, workspace_id, object_type, key, label, type, required)
+         VALUES ($1, $2, 'lead', 'tier', 'Tier', 'string', true)`,
+        [newId("attributeDefinition"), workspaceId],
+      );
+      await definer.query("COMMIT");
+      const answer = await pending;
+      const text = await answer.text();
+      expect(answer.status, text).toBe(400);
+      expect(text).toContain("body.custom_attributes.tier");
+    } finally {
+      definer.release();
+    }
   });
 });

@@ -23,8 +23,11 @@ describe.runIf(runBrowserTests)("console: attributes", () => {
     await form.getByLabel("Label").fill("Plan");
     await form.getByLabel("Type").selectOption("enum");
     await form.getByRole("button", { name: "Define attribute" }).click();
-    // No options for an enum: the API's refusal, at the field.
-    await form.getByText("an enum attribute needs at least one option").waitFor();
+    // No options for an enum: the API's refusal, at the field, and announced (an alert) to a screen reader.
+    await form.locator(".field-error", { hasText: "an enum attribute needs at least one option" }).waitFor();
+    expect(await form.getByRole("alert").textContent()).toContain(
+      "options: an enum attribute needs at least one option",
+    );
     await form.getByLabel("Options").fill("free, pro");
     await form.getByRole("checkbox", { name: /Required/ }).check();
     await form.getByRole("button", { name: "Define attribute" }).click();

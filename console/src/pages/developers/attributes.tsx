@@ -132,7 +132,7 @@ function DefineForm() {
         </label>
         {errors.get("unique") ? <p className="field-error">{errors.get("unique")}</p> : null}
       </div>
-      {create.error && errors.size === 0 ? <Notice tone="error">{describeError(create.error)}</Notice> : null}
+      {create.error ? <Notice tone="error">{describeError(create.error)}</Notice> : null}
       {create.isSuccess ? <Notice tone="success">Attribute “{create.data.key}” is defined.</Notice> : null}
       <button type="submit" className="button button-primary" disabled={create.isPending}>
         Define attribute

@@ -75,22 +75,27 @@ const lockKey = (scope: string, objectType: AttributeObject) => `attributes:${sc
  * The definitions that check a write of one kind of object (those not archived), read under a shared lock of the
  * kind's definitions until the write's transaction ends: a definition made or changed meanwhile waits for the write,
  * then checks its value with the others (`lockDefinitionsOf`).
+ *
+ * Two statements: a statement sees what committed before it began, so a read in the statement that waited for the
+ * lock would miss the definition whose commit released it.
  */
 export async function activeDefinitionRows(
   db: Queryable,
   scope: string,
   objectType: AttributeObject,
 ): Promise<DefinitionRow[]> {
-  // Driven by the lock's one row, so that the lock is taken whether or not any definition exists.
-  const { rows } = await db.query<DefinitionRow | { id: null }>({
-    name: "active-attribute-definitions",
-    text: `SELECT d.* FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended($3, 0))) AS l
-             LEFT JOIN attribute_definitions d
-               ON d.workspace_id = $1 AND d.object_type = $2 AND d.archived_at IS NULL
-            ORDER BY d.id`,
-    values: [scope, objectType, lockKey(scope, objectType)],
+  await db.query({
+    name: "share-attribute-definitions",
+    text: "SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))",
+    values: [lockKey(scope, objectType)],
   });
-  return rows.filter((row): row is DefinitionRow => row.id !== null);
+  const { rows } = await db.query<DefinitionRow>({
+    name: "active-attribute-definitions",
+    text: `SELECT * FROM attribute_definitions
+            WHERE workspace_id = $1 AND object_type = $2 AND archived_at IS NULL ORDER BY id`,
+    values: [scope, objectType],
+  });
+  return rows;
 }
 
 /**

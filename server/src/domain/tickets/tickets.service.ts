@@ -125,8 +125,10 @@ export async function createTicket(
 ): Promise<Ticket> {
   await requireLead(db, workspaceId, input.lead_id);
   await requireConversation(db, workspaceId, input.conversation_id);
-  await checkCustomAttributes(db, workspaceId, "ticket", input.custom_attributes ?? {});
+  // The number first: every ticket write takes the counter's row before a unique value's lock, so a batch that holds
+  // the counter and a single create that holds a value never wait for each other.
   const number = await store.nextTicketNumber(db, workspaceId);
+  await checkCustomAttributes(db, workspaceId, "ticket", input.custom_attributes ?? {});
   const row = await store.insertTicketRow(db, workspaceId, number, {
     subject: input.subject,
     description: input.description ?? null,
