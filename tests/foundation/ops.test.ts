@@ -90,6 +90,9 @@ describe("operational endpoints", () => {
     expect(json.openapi).toBe("3.1.0");
     expect((json.info as { version: string }).version).toBe("1.0.0");
     expect(Object.keys(json.webhooks as object).sort()).toEqual([
+      "attribute_definition.archived",
+      "attribute_definition.created",
+      "attribute_definition.updated",
       "conversation.created",
       "conversation.updated",
       "lead.captured",
