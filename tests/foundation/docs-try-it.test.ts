@@ -27,7 +27,17 @@ describe.runIf(runBrowserTests)("/docs in the browser", () => {
       await expect.poll(() => sections.count(), { timeout: 15_000 }).toBeGreaterThan(5);
       expect(
         await sections.evaluateAll((headings) => headings.map((heading) => heading.getAttribute("data-tag"))),
-      ).toEqual(["Leads", "Conversations", "Tickets", "Events", "Webhooks", "Test data", "Auth", "Workspace"]);
+      ).toEqual([
+        "Leads",
+        "Conversations",
+        "Tickets",
+        "Events",
+        "Webhooks",
+        "Attribute definitions",
+        "Test data",
+        "Auth",
+        "Workspace",
+      ]);
     } finally {
       await page.close();
     }
